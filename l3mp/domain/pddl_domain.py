@@ -1,0 +1,210 @@
+"""A typed PDDL domain loaded with unified-planning: types, constants, predicates, actions."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from l3mp.errors import DomainError
+
+ROOT_TYPE = "object"
+_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
+_REQUIREMENTS = re.compile(r"\(\s*:requirements([^)]*)\)", re.IGNORECASE)
+
+
+def is_pddl_name(name: str) -> bool:
+    """True when `name` is a valid (lowercase) PDDL name."""
+    return bool(_NAME.match(name))
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """A predicate of the domain: its name and typed parameters."""
+
+    name: str
+    params: tuple[tuple[str, str], ...]
+
+    @property
+    def arity(self) -> int:
+        return len(self.params)
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        return tuple(t for _, t in self.params)
+
+    def signature(self) -> str:
+        """PDDL-style signature, e.g. ``(on ?i - item ?s - surface)``."""
+        params = " ".join(f"?{n} - {t}" for n, t in self.params)
+        return f"({self.name}{' ' + params if params else ''})"
+
+
+@dataclass(frozen=True)
+class ActionSchema:
+    """An action of the domain: its name and typed parameters."""
+
+    name: str
+    params: tuple[tuple[str, str], ...]
+
+
+class Domain:
+    """A PDDL domain: the schema every world-state fact must follow.
+
+    Load with `Domain.from_file` or `Domain.from_string`; anything unified-planning
+    cannot parse raises DomainError with the parser's explanation.
+    """
+
+    def __init__(self, *, text: str, source: str = "<string>") -> None:
+        from unified_planning.io import PDDLReader
+
+        try:
+            problem = PDDLReader().parse_problem_string(text)
+        except Exception as exc:  # unified-planning raises many unrelated types
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise DomainError(
+                f"cannot load PDDL domain {source}: {type(exc).__name__}: {first}"
+            ) from exc
+        self._text = text
+        self._source = source
+        self._up = problem
+        self._name = _declared_name(text) or (problem.name or "domain")
+        self._parents: dict[str, str | None] = {ROOT_TYPE: None}
+        for t in problem.user_types:
+            if t.name == ROOT_TYPE:
+                continue
+            self._parents[t.name] = t.father.name if t.father is not None else ROOT_TYPE
+        self._constants = {o.name: _type_name(o.type) for o in problem.all_objects}
+        self._predicates = {}
+        for f in problem.fluents:
+            if not f.type.is_bool_type():
+                raise DomainError(
+                    f"{source}: fluent '{f.name}' is numeric or object-valued; l3mp's world "
+                    "graph holds only boolean predicates"
+                )
+            params = tuple((p.name, _type_name(p.type)) for p in f.signature)
+            self._predicates[f.name] = Predicate(f.name, params)
+        self._actions = {
+            a.name: ActionSchema(a.name, tuple((p.name, _type_name(p.type)) for p in a.parameters))
+            for a in problem.actions
+        }
+        self._requirements = _requirements(text)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Domain:
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise DomainError(f"cannot read PDDL domain file {path}: {exc.strerror}") from exc
+        return cls(text=text, source=str(path))
+
+    @classmethod
+    def from_string(cls, text: str) -> Domain:
+        return cls(text=text)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def source(self) -> str:
+        return self._source
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    @cached_property
+    def sha256(self) -> str:
+        return hashlib.sha256(self._text.encode("utf-8")).hexdigest()
+
+    @property
+    def up_problem(self):
+        """The unified-planning problem holding this domain (no objects, no init)."""
+        return self._up
+
+    @property
+    def requirements(self) -> frozenset[str]:
+        """Declared requirement flags, lowercase without the colon (``typing``, ...)."""
+        return self._requirements
+
+    @property
+    def types(self) -> dict[str, str | None]:
+        """Every type name mapped to its parent (``object`` maps to None)."""
+        return dict(self._parents)
+
+    @property
+    def constants(self) -> dict[str, str]:
+        """Domain constants mapped to their type."""
+        return dict(self._constants)
+
+    @property
+    def predicates(self) -> dict[str, Predicate]:
+        return dict(self._predicates)
+
+    @property
+    def actions(self) -> dict[str, ActionSchema]:
+        return dict(self._actions)
+
+    def predicate(self, name: str) -> Predicate | None:
+        return self._predicates.get(name)
+
+    def has_type(self, name: str) -> bool:
+        return name in self._parents
+
+    def is_subtype(self, sub: str, sup: str) -> bool:
+        """True when `sub` equals `sup` or descends from it."""
+        return sup in self._ancestors.get(sub, ())
+
+    def subtypes(self, name: str) -> frozenset[str]:
+        """`name` and every type that descends from it."""
+        return self._descendants.get(name, frozenset())
+
+    def leaf_types(self, name: str) -> list[str]:
+        """The most specific types under `name` (for messages listing valid choices)."""
+        subs = self.subtypes(name)
+        return sorted(t for t in subs if not any(self._parents.get(o) == t for o in subs))
+
+    @cached_property
+    def _ancestors(self) -> dict[str, frozenset[str]]:
+        result = {}
+        for t in self._parents:
+            chain, cur = [], t
+            while cur is not None and cur not in chain:
+                chain.append(cur)
+                cur = self._parents.get(cur)
+            result[t] = frozenset(chain)
+        return result
+
+    @cached_property
+    def _descendants(self) -> dict[str, frozenset[str]]:
+        down: dict[str, set[str]] = {t: set() for t in self._parents}
+        for t, ancestors in self._ancestors.items():
+            for a in ancestors:
+                down[a].add(t)
+        return {t: frozenset(s) for t, s in down.items()}
+
+    def __repr__(self) -> str:
+        return f"Domain({self._name!r}, {len(self._predicates)} predicates, {len(self._parents)} types)"
+
+
+def _type_name(t) -> str:
+    return t.name if getattr(t, "is_user_type", lambda: False)() else ROOT_TYPE
+
+
+def _declared_name(text: str) -> str | None:
+    m = re.search(r"\(\s*domain\s+([^\s)]+)\s*\)", text, re.IGNORECASE)
+    return m.group(1).lower() if m else None
+
+
+def _requirements(text: str) -> frozenset[str]:
+    m = _REQUIREMENTS.search(_strip_comments(text))
+    if not m:
+        return frozenset()
+    return frozenset(r.lstrip(":").lower() for r in m.group(1).split())
+
+
+def _strip_comments(text: str) -> str:
+    return re.sub(r";[^\n]*", "", text)

@@ -1,0 +1,81 @@
+"""Ground atoms (facts) and their lossless one-to-one encoding as triplets.
+
+The encoding, by predicate arity:
+
+- unary   ``(p a)``          <-> ``(a, p, True)``
+- binary  ``(p a b)``        <-> ``(a, p, b)``
+- 0-ary   ``(p)``            <-> ``("@world", p, True)``  (``@world`` can never be a PDDL name)
+- n-ary   ``(p a b c ...)``  <-> ``(a, p, [b, c, ...])``  (object is the list of the other arguments)
+
+Closed world: a false atom has no triplet, so ``(a, p, False)`` means "remove (p a)"
+only where a caller explicitly allows it (see `fact_from_triplet`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from l3mp.errors import FormatError
+
+WORLD = "@world"
+
+Triplet = tuple[str, str, Any]
+
+
+class Fact(NamedTuple):
+    """A ground atom: predicate name and argument entity names (all lowercase)."""
+
+    predicate: str
+    args: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return "(" + " ".join((self.predicate, *self.args)) + ")"
+
+
+def fact_to_triplet(fact: Fact) -> Triplet:
+    """Encode a fact as a triplet (see the module docstring)."""
+    args = fact.args
+    if len(args) == 0:
+        return (WORLD, fact.predicate, True)
+    if len(args) == 1:
+        return (args[0], fact.predicate, True)
+    if len(args) == 2:
+        return (args[0], fact.predicate, args[1])
+    return (args[0], fact.predicate, list(args[1:]))
+
+
+def fact_from_triplet(triplet: Any, *, allow_false: bool = False) -> tuple[Fact, bool]:
+    """Decode a triplet into ``(fact, truth)``.
+
+    `truth` is False only for ``(s, p, False)`` with `allow_false`. Names are
+    lowercased (PDDL is case-insensitive). Raises FormatError on a malformed triplet.
+    """
+    if not isinstance(triplet, list | tuple) or len(triplet) != 3:
+        raise FormatError(
+            f"a triplet must be a list [subject, relation, object]; got {triplet!r}"
+        )
+    subject, predicate, obj = triplet
+    if not isinstance(subject, str) or not subject:
+        raise FormatError(f"triplet subject must be a non-empty string; got {subject!r} in {triplet!r}")
+    if not isinstance(predicate, str) or not predicate:
+        raise FormatError(f"triplet relation must be a non-empty string; got {predicate!r} in {triplet!r}")
+    predicate = predicate.lower()
+    subject = subject.lower()
+    if obj is True or obj is False:
+        if obj is False and not allow_false:
+            raise FormatError(
+                f"{list(triplet)!r}: the graph is closed-world, a false fact is simply absent; "
+                "put the fact (with true) in the removals instead"
+            )
+        args = () if subject == WORLD else (subject,)
+        return Fact(predicate, args), bool(obj)
+    if subject == WORLD:
+        raise FormatError(f"{list(triplet)!r}: '{WORLD}' only takes 0-ary facts written as ['{WORLD}', p, true]")
+    if isinstance(obj, str) and obj:
+        return Fact(predicate, (subject, obj.lower())), True
+    if isinstance(obj, list | tuple) and len(obj) >= 2 and all(isinstance(a, str) and a for a in obj):
+        return Fact(predicate, (subject, *(a.lower() for a in obj))), True
+    raise FormatError(
+        f"{list(triplet)!r}: the object must be true (unary fact), an entity name (binary fact) "
+        "or a list of at least two entity names (fact with 3 or more arguments)"
+    )

@@ -1,0 +1,1 @@
+"""The world-state graph, verified deltas, durable storage and history."""

@@ -1,0 +1,103 @@
+"""A delta: the facts to remove and add, and entities to create or delete, as one unit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from l3mp.domain.triplets import Fact, fact_from_triplet, fact_to_triplet
+from l3mp.errors import FormatError
+
+_KEYS = {"remove", "add", "entities", "remove_entities"}
+_ENTITY_KEYS = {"type", "label", "description"}
+
+
+@dataclass(frozen=True)
+class EntitySpec:
+    """A new entity: its PDDL type, and optional human words for it."""
+
+    type: str
+    label: str | None = None
+    description: str | None = None
+
+    def attrs(self) -> dict[str, str]:
+        return {k: v for k, v in (("label", self.label), ("description", self.description)) if v}
+
+
+@dataclass(frozen=True)
+class Delta:
+    """Removals are applied before additions; entity removal cascades to its facts."""
+
+    remove: tuple[Fact, ...] = ()
+    add: tuple[Fact, ...] = ()
+    entities: dict[str, EntitySpec] = field(default_factory=dict)
+    remove_entities: tuple[str, ...] = ()
+
+    def is_empty(self) -> bool:
+        return not (self.remove or self.add or self.entities or self.remove_entities)
+
+    def size(self) -> int:
+        return len(self.remove) + len(self.add) + len(self.entities) + len(self.remove_entities)
+
+    def to_json(self) -> dict:
+        """Delta JSON (README, "Delta JSON"); empty sections are left out."""
+        out: dict = {}
+        if self.remove:
+            out["remove"] = [list(fact_to_triplet(f)) for f in self.remove]
+        if self.add:
+            out["add"] = [list(fact_to_triplet(f)) for f in self.add]
+        if self.entities:
+            out["entities"] = {n: {"type": s.type, **s.attrs()} for n, s in self.entities.items()}
+        if self.remove_entities:
+            out["remove_entities"] = list(self.remove_entities)
+        return out
+
+    @classmethod
+    def from_json(cls, data: object) -> Delta:
+        """Parse delta JSON; any malformation raises FormatError naming the bad part."""
+        if not isinstance(data, dict):
+            raise FormatError(f"a delta must be a JSON object with keys {sorted(_KEYS)}; got {type(data).__name__}")
+        unknown = set(data) - _KEYS
+        if unknown:
+            raise FormatError(f"unknown delta key(s) {sorted(unknown)}; valid keys are {sorted(_KEYS)}")
+        return cls(
+            remove=_facts(data.get("remove", []), "remove"),
+            add=_facts(data.get("add", []), "add"),
+            entities=parse_entities(data.get("entities", {})),
+            remove_entities=_names(data.get("remove_entities", []), "remove_entities"),
+        )
+
+
+def parse_entities(raw: object) -> dict[str, EntitySpec]:
+    """Parse ``{"name": {"type": ..., "label": ...}}``."""
+    if not isinstance(raw, dict):
+        raise FormatError("'entities' must be an object mapping entity names to {\"type\": ...}")
+    out = {}
+    for name, spec in raw.items():
+        if not isinstance(spec, dict) or not isinstance(spec.get("type"), str) or not spec["type"]:
+            raise FormatError(f"entity {name!r} needs an object with a non-empty string 'type'")
+        extra = set(spec) - _ENTITY_KEYS
+        if extra:
+            raise FormatError(f"entity {name!r}: unknown key(s) {sorted(extra)}; valid: {sorted(_ENTITY_KEYS)}")
+        for key in ("label", "description"):
+            if spec.get(key) is not None and not isinstance(spec[key], str):
+                raise FormatError(f"entity {name!r}: '{key}' must be a string")
+        out[name.lower()] = EntitySpec(spec["type"].lower(), spec.get("label"), spec.get("description"))
+    return out
+
+
+def _facts(raw: object, key: str) -> tuple[Fact, ...]:
+    if not isinstance(raw, list):
+        raise FormatError(f"'{key}' must be a list of triplets")
+    out = []
+    for i, triplet in enumerate(raw):
+        try:
+            out.append(fact_from_triplet(triplet)[0])
+        except FormatError as exc:
+            raise FormatError(f"'{key}'[{i}]: {exc}") from None
+    return tuple(out)
+
+
+def _names(raw: object, key: str) -> tuple[str, ...]:
+    if not isinstance(raw, list) or not all(isinstance(n, str) and n for n in raw):
+        raise FormatError(f"'{key}' must be a list of entity names")
+    return tuple(n.lower() for n in raw)

@@ -1,0 +1,327 @@
+"""The world model: the one place where the live graph changes (verified, atomic, durable)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from l3mp.domain.pddl_domain import Domain
+from l3mp.domain.rules import RuleSet
+from l3mp.domain.triplets import Fact, fact_from_triplet
+from l3mp.errors import DeltaRejected, FormatError, StoreError
+from l3mp.world.delta import Delta, EntitySpec, parse_entities
+from l3mp.world.graph import WorldGraph
+from l3mp.world.history import apply_record
+from l3mp.world.record import SOURCES, ChangeRecord
+from l3mp.world.store import Store
+from l3mp.world.verify import Verdict, Verifier, Violation
+
+log = logging.getLogger(__name__)
+
+CREATES_ENTITIES = frozenset({"perception", "user", "import"})
+
+
+@dataclass(frozen=True)
+class Update:
+    """A delta and where it came from, as submitted to `WorldModel.apply_many`."""
+
+    delta: Delta
+    source: str
+    input: str | None = None
+    ref: str | None = None
+    allow_new_entities: bool | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one update: its record (None if it changed nothing) or its violations."""
+
+    record: ChangeRecord | None = None
+    violations: tuple[Violation, ...] = ()
+
+    @property
+    def accepted(self) -> bool:
+        return not self.violations
+
+
+@dataclass(frozen=True)
+class Observation:
+    """A perception batch: typed entities and triplets with truth values."""
+
+    facts: tuple[tuple[Fact, bool], ...]
+    entities: dict[str, EntitySpec] = field(default_factory=dict)
+    remove_entities: tuple[str, ...] = ()
+    observation_id: str | None = None
+
+    @classmethod
+    def from_json(cls, data: object) -> Observation:
+        """Parse perception JSON (README, "Perception JSON")."""
+        if not isinstance(data, dict):
+            raise FormatError("a perception batch must be a JSON object with 'triplets'")
+        unknown = set(data) - {"observation_id", "entities", "triplets", "remove_entities"}
+        if unknown:
+            raise FormatError(f"unknown perception key(s) {sorted(unknown)}; valid: observation_id, entities, "
+                              "triplets, remove_entities")
+        triplets = data.get("triplets", [])
+        if not isinstance(triplets, list):
+            raise FormatError("'triplets' must be a list of [subject, relation, object] (object may be false)")
+        facts = []
+        for i, t in enumerate(triplets):
+            try:
+                facts.append(fact_from_triplet(t, allow_false=True))
+            except FormatError as exc:
+                raise FormatError(f"'triplets'[{i}]: {exc}") from None
+        removed = data.get("remove_entities", [])
+        if not isinstance(removed, list) or not all(isinstance(n, str) for n in removed):
+            raise FormatError("'remove_entities' must be a list of entity names")
+        obs_id = data.get("observation_id")
+        if obs_id is not None and not isinstance(obs_id, str):
+            raise FormatError("'observation_id' must be a string")
+        return cls(tuple(facts), parse_entities(data.get("entities", {})), tuple(n.lower() for n in removed), obs_id)
+
+
+class WorldModel:
+    """Owns a WorldGraph: every change is verified, applied whole or not at all, and journaled
+    (fsync'd) before it is acknowledged. Thread-safe."""
+
+    def __init__(
+        self,
+        domain: Domain,
+        rules: RuleSet | None = None,
+        *,
+        store: Store | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._domain = domain
+        self._verifier = Verifier(domain, rules if rules is not None else RuleSet.for_domain(domain))
+        self._store = store
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._graph = WorldGraph()
+        self._last_seq = 0
+        self._last_time = 0.0
+        self._warnings: list[str] = []
+        if store is not None:
+            self._recover(store)
+        self._add_constants()
+
+    @classmethod
+    def open(
+        cls,
+        domain: Domain,
+        path: str | Path,
+        *,
+        rules: RuleSet | None = None,
+        fsync: bool = True,
+        snapshot_every: int = 10_000,
+        read_only: bool = False,
+    ) -> WorldModel:
+        """Open (or create) the durable world model stored under `path`."""
+        store = Store(path, fsync=fsync, snapshot_every=snapshot_every, read_only=read_only)
+        return cls(domain, rules, store=store)
+
+    # ---- read access ----------------------------------------------------------------
+    @property
+    def graph(self) -> WorldGraph:
+        """The live graph. Read it; change it only through this model."""
+        return self._graph
+
+    @property
+    def domain(self) -> Domain:
+        return self._domain
+
+    @property
+    def verifier(self) -> Verifier:
+        return self._verifier
+
+    @property
+    def store(self) -> Store | None:
+        return self._store
+
+    @property
+    def last_seq(self) -> int:
+        return self._last_seq
+
+    @property
+    def warnings(self) -> list[str]:
+        """Warnings from recovery (dropped torn journal tail, fallback snapshot, ...)."""
+        return list(self._warnings)
+
+    def verify(self, delta: Delta, *, source: str, allow_new_entities: bool | None = None) -> Verdict:
+        """Check a delta against the current graph without applying it."""
+        with self._lock:
+            return self._verifier.check(self._graph, delta, allow_new_entities=_allow_new(source, allow_new_entities))
+
+    # ---- changes --------------------------------------------------------------------
+    def apply(
+        self,
+        delta: Delta,
+        *,
+        source: str,
+        input: str | None = None,
+        ref: str | None = None,
+        allow_new_entities: bool | None = None,
+    ) -> ChangeRecord | None:
+        """Verify and apply one delta; returns its record (None if it changed nothing).
+
+        Raises DeltaRejected (graph unchanged) or StoreError (graph unchanged).
+        """
+        outcome = self.apply_many([Update(delta, source, input, ref, allow_new_entities)])[0]
+        if not outcome.accepted:
+            raise DeltaRejected(list(outcome.violations))
+        return outcome.record
+
+    def apply_many(self, updates: Sequence[Update]) -> list[Outcome]:
+        """Verify each update on top of the ones before it; journal all accepted ones with one
+        fsync, then acknowledge. A rejected update does not stop the others."""
+        with self._lock:
+            outcomes: list[Outcome] = []
+            applied: list[tuple[ChangeRecord, _Prior]] = []
+            before = (self._last_seq, self._last_time)
+            try:
+                for update in updates:
+                    outcome, prior = self._stage(update)
+                    outcomes.append(outcome)
+                    if outcome.record is not None:
+                        applied.append((outcome.record, prior))
+                if applied and self._store is not None:
+                    self._store.append([record for record, _ in applied])
+            except BaseException:
+                for record, prior in reversed(applied):
+                    _undo(self._graph, record, prior)
+                self._last_seq, self._last_time = before
+                raise
+            self._maybe_snapshot()
+            return outcomes
+
+    def perceive(self, observation: Observation) -> ChangeRecord | None:
+        """Apply a perception batch: true triplets are added, false ones removed; an observed
+        fact supersedes an existing fact that a rule allows only one of (e.g. a new place)."""
+        return self.apply(self.perception_delta(observation), source="perception",
+                          input=None, ref=observation.observation_id)
+
+    def perception_delta(self, observation: Observation) -> Delta:
+        """The delta a perception batch means against the current graph."""
+        with self._lock:
+            asserted = {f for f, truth in observation.facts if truth}
+            adds = [f for f in asserted if not self._graph.has_fact(f)]
+            removes = {f for f, truth in observation.facts if not truth and self._graph.has_fact(f)}
+            for fact in adds:
+                removes.update(self._superseded(fact, asserted))
+            entities = {n: s for n, s in observation.entities.items() if self._graph.entity_type(n) != s.type}
+            return Delta(remove=tuple(sorted(removes)), add=tuple(sorted(adds)), entities=entities,
+                         remove_entities=observation.remove_entities)
+
+    def snapshot(self) -> None:
+        """Write a compacted snapshot now (also happens every `snapshot_every` records)."""
+        with self._lock:
+            if self._store is not None and self._last_seq > 0:
+                self._store.snapshot(self._graph.to_json(), self._last_seq, self._last_time)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+    def __enter__(self) -> WorldModel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- internals ------------------------------------------------------------------
+    def _stage(self, update: Update) -> tuple[Outcome, _Prior | None]:
+        if update.source not in SOURCES:
+            raise ValueError(f"unknown source {update.source!r}; use one of {SOURCES}")
+        allow = _allow_new(update.source, update.allow_new_entities)
+        verdict = self._verifier.check(self._graph, update.delta, allow_new_entities=allow)
+        if not verdict.ok:
+            return Outcome(violations=verdict.violations), None
+        if verdict.effective.is_empty():
+            return Outcome(), None
+        self._last_time = max(self._clock(), self._last_time)
+        record = ChangeRecord(seq=self._last_seq + 1, time=self._last_time, source=update.source,
+                              delta=verdict.effective, input=update.input, ref=update.ref)
+        prior = _Prior(
+            entities={n: self._graph.entity_attrs(n) for n in record.delta.remove_entities},
+            since={f: self._graph.fact_since(f) or 0 for f in record.delta.remove},
+        )
+        apply_record(self._graph, record)
+        self._last_seq = record.seq
+        return Outcome(record=record), prior
+
+    def _superseded(self, fact: Fact, asserted: set[Fact]) -> Iterable[Fact]:
+        for rule in self._verifier.rules.for_predicate(fact.predicate):
+            key = rule.key_of(fact.predicate, fact.args)
+            if rule.max != 1 or key is None:
+                continue
+            for old in self._graph.facts_of(key):
+                if old not in asserted and rule.key_of(old.predicate, old.args) == key:
+                    yield old
+
+    def _maybe_snapshot(self) -> None:
+        if self._store is None or not self._store.snapshot_due():
+            return
+        try:
+            self._store.snapshot(self._graph.to_json(), self._last_seq, self._last_time)
+        except (OSError, StoreError) as exc:  # the journal still holds every change
+            log.warning("snapshot failed, will retry at the next change: %s", exc)
+
+    def _recover(self, store: Store) -> None:
+        recovered = store.open()
+        meta = recovered.meta or {}
+        if meta and meta.get("domain_sha256") not in (None, self._domain.sha256):
+            store.close()
+            raise StoreError(
+                f"store {store.path} holds a world of domain '{meta.get('domain')}' "
+                f"(sha256 {str(meta.get('domain_sha256'))[:12]}), not of {self._domain.source} "
+                f"(sha256 {self._domain.sha256[:12]}); open it with that domain or use another store path"
+            )
+        if not meta and not store.read_only:
+            store.set_meta({"domain": self._domain.name, "domain_sha256": self._domain.sha256,
+                            "domain_source": self._domain.source})
+        if recovered.snapshot is not None:
+            self._graph = WorldGraph.from_json(recovered.snapshot)
+        for record in recovered.records:
+            apply_record(self._graph, record)
+            self._last_time = max(self._last_time, record.time)
+        self._last_seq = recovered.last_seq
+        self._warnings = list(recovered.warnings)
+        for warning in self._warnings:
+            log.warning("%s", warning)
+
+    def _add_constants(self) -> None:
+        for name, type_ in self._domain.constants.items():
+            if not self._graph.has_entity(name):
+                self._graph.add_entity(name, type_)
+
+
+def _allow_new(source: str, explicit: bool | None) -> bool:
+    return explicit if explicit is not None else source in CREATES_ENTITIES
+
+
+@dataclass(frozen=True)
+class _Prior:
+    """What a staged record overwrote, so that it can be undone exactly."""
+
+    entities: dict[str, dict]
+    since: dict[Fact, int]
+
+
+def _undo(graph: WorldGraph, record: ChangeRecord, prior: _Prior) -> None:
+    """Reverse an applied record (used only when journaling it failed)."""
+    delta = record.delta
+    for fact in delta.add:
+        graph.remove_fact(fact)
+    for name in delta.entities:
+        graph.remove_entity(name)
+    for name, attrs in prior.entities.items():
+        attrs = dict(attrs)
+        graph.add_entity(name, attrs.pop("type"), **attrs)
+    for fact in delta.remove:
+        graph.add_fact(fact, since=prior.since[fact])
