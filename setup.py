@@ -25,6 +25,5 @@ setup(
     zip_safe=True,
     maintainer="l3mp developers",
     maintainer_email="l3mp@example.org",
-    tests_require=["pytest", "hypothesis"],
     entry_points={"console_scripts": ["l3mp = l3mp.cli:main"]},
 )

@@ -17,7 +17,7 @@ _REQUIREMENTS = re.compile(r"\(\s*:requirements([^)]*)\)", re.IGNORECASE)
 
 def is_pddl_name(name: str) -> bool:
     """True when `name` is a valid (lowercase) PDDL name."""
-    return bool(_NAME.match(name))
+    return bool(_NAME.fullmatch(name))
 
 
 @dataclass(frozen=True)

@@ -37,12 +37,9 @@ class CardinalityRule:
     min: int = 0
     max: int | None = None
 
-    def key_of(self, predicate: str, args: tuple[str, ...]) -> str | None:
-        """The entity a fact is counted for under this rule, or None if not counted."""
-        for pred, arg in self.members:
-            if pred == predicate:
-                return args[arg]
-        return None
+    def keys_of(self, predicate: str, args: tuple[str, ...]) -> list[str]:
+        """The entities a fact is counted for under this rule (none if the rule ignores it)."""
+        return [args[arg] for pred, arg in self.members if pred == predicate and arg < len(args)]
 
     def describe(self) -> str:
         return f"rule '{self.name}': {self.says}"
@@ -104,8 +101,10 @@ def _parse_rule(raw: object, domain: Domain, source: str) -> CardinalityRule:
         raise DomainError(f"{source}: each rule needs 'name' and 'count'; got {raw!r}")
     name = str(raw["name"])
     where = f"{source}, rule '{name}'"
+    if not isinstance(raw["count"], list):
+        raise DomainError(f"{where}: 'count' must be a list of {{predicate: ..., arg: ...}} entries")
     members = []
-    for m in raw["count"] or []:
+    for m in raw["count"]:
         if not isinstance(m, dict) or "predicate" not in m:
             raise DomainError(f"{where}: each 'count' entry needs 'predicate' (and 'arg'); got {m!r}")
         if isinstance(m["predicate"], bool):
@@ -117,7 +116,7 @@ def _parse_rule(raw: object, domain: Domain, source: str) -> CardinalityRule:
         if pred is None:
             raise DomainError(f"{where}: predicate '{m['predicate']}' is not in domain {domain.name}")
         arg = m.get("arg", 0)
-        if not isinstance(arg, int) or not 0 <= arg < pred.arity:
+        if not _is_int(arg) or not 0 <= arg < pred.arity:
             raise DomainError(
                 f"{where}: 'arg' of {pred.name} must be an argument index 0..{pred.arity - 1}; got {arg!r}"
             )
@@ -126,8 +125,12 @@ def _parse_rule(raw: object, domain: Domain, source: str) -> CardinalityRule:
         raise DomainError(f"{where}: 'count' lists no predicate")
     low = raw.get("min", 0)
     high = raw.get("max")
-    if not isinstance(low, int) or low < 0 or (high is not None and (not isinstance(high, int) or high < max(low, 1))):
+    if not _is_int(low) or low < 0 or (high is not None and (not _is_int(high) or high < max(low, 1))):
         raise DomainError(f"{where}: need integers 0 <= min <= max (max >= 1 or absent); got min={low!r} max={high!r}")
     return CardinalityRule(
         name=name, says=str(raw.get("says", name)), members=tuple(members), min=low, max=high
     )
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -81,7 +81,7 @@ def parse_entities(raw: object) -> dict[str, EntitySpec]:
         for key in ("label", "description"):
             if spec.get(key) is not None and not isinstance(spec[key], str):
                 raise FormatError(f"entity {name!r}: '{key}' must be a string")
-        out[name.lower()] = EntitySpec(spec["type"].lower(), spec.get("label"), spec.get("description"))
+        out[name.lower()] = EntitySpec(spec["type"].lower(), spec.get("label") or None, spec.get("description") or None)
     return out
 
 

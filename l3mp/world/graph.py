@@ -19,6 +19,7 @@ from l3mp.domain.triplets import Fact
 from l3mp.errors import FormatError
 
 GRAPH_FORMAT = "l3mp.graph/1"
+ENTITY_ATTRS = frozenset({"type", "label", "description", "since"})
 
 
 class WorldGraph:
@@ -207,7 +208,7 @@ class WorldGraph:
 
     @classmethod
     def from_json(cls, data: object) -> WorldGraph:
-        """Build a graph from graph JSON (no domain check: verify with WorldModel.load)."""
+        """Build a graph from graph JSON; no domain check (`Verifier.check_state` does that)."""
         from l3mp.domain.triplets import fact_from_triplet
 
         if not isinstance(data, dict) or data.get("format") != GRAPH_FORMAT:
@@ -216,18 +217,31 @@ class WorldGraph:
         if not isinstance(entities, dict) or not isinstance(facts, list):
             raise FormatError("graph JSON needs an 'entities' object and a 'facts' list")
         since = data.get("since") or [0] * len(facts)
-        if not isinstance(since, list) or len(since) != len(facts):
-            raise FormatError("graph JSON 'since' must list one record number per fact")
+        if not isinstance(since, list) or len(since) != len(facts) or not all(_is_seq(s) for s in since):
+            raise FormatError("graph JSON 'since' must list one record number (integer >= 0) per fact")
         graph = cls()
         for name, attrs in entities.items():
-            if not isinstance(attrs, dict) or not isinstance(attrs.get("type"), str):
-                raise FormatError(f"entity {name!r} needs an object with a string 'type'")
+            if not isinstance(attrs, dict) or not isinstance(attrs.get("type"), str) or not attrs["type"]:
+                raise FormatError(f"entity {name!r} needs an object with a non-empty string 'type'")
+            unknown = set(attrs) - ENTITY_ATTRS
+            if unknown:
+                raise FormatError(
+                    f"entity {name!r}: unknown attribute(s) {sorted(unknown)}; valid: {sorted(ENTITY_ATTRS)}"
+                )
+            if not _is_seq(attrs.get("since", 0)) or not all(
+                isinstance(attrs.get(k, ""), str) for k in ("label", "description")
+            ):
+                raise FormatError(f"entity {name!r}: 'since' must be an integer >= 0, 'label'/'description' strings")
             extra = {k: v for k, v in attrs.items() if k != "type"}
             graph.add_entity(name.lower(), attrs["type"].lower(), **extra)
         for triplet, seq in zip(facts, since, strict=True):
             fact, _ = fact_from_triplet(triplet)
             try:
-                graph.add_fact(fact, since=int(seq))
+                graph.add_fact(fact, since=seq)
             except KeyError as exc:
                 raise FormatError(f"graph JSON fact {triplet!r}: {exc.args[0]}") from exc
         return graph
+
+
+def _is_seq(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

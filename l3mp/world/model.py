@@ -12,7 +12,7 @@ from pathlib import Path
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact, fact_from_triplet
-from l3mp.errors import DeltaRejected, FormatError, StoreError
+from l3mp.errors import DeltaRejected, FormatError, L3mpError, StoreError
 from l3mp.world.delta import Delta, EntitySpec, parse_entities
 from l3mp.world.graph import WorldGraph
 from l3mp.world.history import apply_record
@@ -76,7 +76,7 @@ class Observation:
             except FormatError as exc:
                 raise FormatError(f"'triplets'[{i}]: {exc}") from None
         removed = data.get("remove_entities", [])
-        if not isinstance(removed, list) or not all(isinstance(n, str) for n in removed):
+        if not isinstance(removed, list) or not all(isinstance(n, str) and n for n in removed):
             raise FormatError("'remove_entities' must be a list of entity names")
         obs_id = data.get("observation_id")
         if obs_id is not None and not isinstance(obs_id, str):
@@ -208,8 +208,17 @@ class WorldModel:
         """The delta a perception batch means against the current graph."""
         with self._lock:
             asserted = {f for f, truth in observation.facts if truth}
+            denied = {f for f, truth in observation.facts if not truth}
+            both = sorted(asserted & denied)
+            if both:
+                raise DeltaRejected([
+                    Violation("contradiction", f"{f} is observed both true and false in this batch; keep one", fact=f)
+                    for f in both
+                ])
             adds = [f for f in asserted if not self._graph.has_fact(f)]
-            removes = {f for f, truth in observation.facts if not truth and self._graph.has_fact(f)}
+            # a false fact that is absent is a no-op, unless it does not fit the domain: then let
+            # the verifier explain it (unknown predicate, wrong arity) instead of ignoring it
+            removes = {f for f in denied if self._graph.has_fact(f) or not self._fits_domain(f)}
             for fact in adds:
                 removes.update(self._superseded(fact, asserted))
             entities = {n: s for n, s in observation.entities.items() if self._graph.entity_type(n) != s.type}
@@ -257,12 +266,16 @@ class WorldModel:
 
     def _superseded(self, fact: Fact, asserted: set[Fact]) -> Iterable[Fact]:
         for rule in self._verifier.rules.for_predicate(fact.predicate):
-            key = rule.key_of(fact.predicate, fact.args)
-            if rule.max != 1 or key is None:
+            if rule.max != 1:
                 continue
-            for old in self._graph.facts_of(key):
-                if old not in asserted and rule.key_of(old.predicate, old.args) == key:
-                    yield old
+            for key in rule.keys_of(fact.predicate, fact.args):
+                for old in self._graph.facts_of(key):
+                    if old not in asserted and key in rule.keys_of(old.predicate, old.args):
+                        yield old
+
+    def _fits_domain(self, fact: Fact) -> bool:
+        pred = self._domain.predicate(fact.predicate)
+        return pred is not None and pred.arity == len(fact.args)
 
     def _maybe_snapshot(self) -> None:
         if self._store is None or not self._store.snapshot_due():
@@ -285,11 +298,16 @@ class WorldModel:
         if not meta and not store.read_only:
             store.set_meta({"domain": self._domain.name, "domain_sha256": self._domain.sha256,
                             "domain_source": self._domain.source})
-        if recovered.snapshot is not None:
-            self._graph = WorldGraph.from_json(recovered.snapshot)
-        for record in recovered.records:
-            apply_record(self._graph, record)
-            self._last_time = max(self._last_time, record.time)
+        try:
+            if recovered.snapshot is not None:
+                self._graph = WorldGraph.from_json(recovered.snapshot)
+            self._add_constants()
+            for record in recovered.records:
+                apply_record(self._graph, record)
+                self._last_time = max(self._last_time, record.time)
+        except (L3mpError, KeyError, ValueError) as exc:
+            store.close()
+            raise StoreError(f"store {store.path} cannot be replayed onto domain {self._domain.name}: {exc}") from exc
         self._last_seq = recovered.last_seq
         self._warnings = list(recovered.warnings)
         for warning in self._warnings:

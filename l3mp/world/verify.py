@@ -71,23 +71,30 @@ class Verifier:
         return run.verdict()
 
     def check_state(self, graph: WorldGraph) -> list[Violation]:
-        """Every violation of the domain and rules by the graph as a whole."""
+        """Every violation of the domain and rules by the graph as a whole (constants included)."""
+        names = dict.fromkeys([*self._domain.constants, *graph.entities()])
         as_delta = Delta(
             add=tuple(graph.facts()),
-            entities={n: EntitySpec(graph.entity_type(n) or "") for n in graph.entities()},
+            entities={n: EntitySpec(self._domain.constants.get(n) or graph.entity_type(n) or "") for n in names},
         )
-        return list(self.check(WorldGraph(), as_delta, allow_new_entities=True).violations)
+        run = _Check(self._domain, self._rules, WorldGraph(), as_delta, True, whole_state=True)
+        return list(run.verdict().violations)
 
 
 class _Check:
     """One verification run (keeps the bookkeeping of a single delta together)."""
 
-    def __init__(self, domain: Domain, rules: RuleSet, graph: WorldGraph, delta: Delta, allow_new: bool) -> None:
+    def __init__(
+        self, domain: Domain, rules: RuleSet, graph: WorldGraph, delta: Delta, allow_new: bool,
+        *, whole_state: bool = False,
+    ) -> None:
         self.domain, self.rules, self.graph, self.delta = domain, rules, graph, delta
         self.allow_new = allow_new
+        self.whole_state = whole_state
         self.violations: list[Violation] = []
         self.new_entities: dict[str, EntitySpec] = {}
         self.gone_entities: set[str] = set()
+        self.unsure: set[str] = set()  # entities named by malformed facts: their rule counts are unknown
 
     def verdict(self) -> Verdict:
         self._check_new_entities()
@@ -96,8 +103,7 @@ class _Check:
         additions = self._check_additions(removals)
         cascaded = {f for e in self.gone_entities for f in self.graph.facts_of(e)} - set(removals)
         removals = removals + sorted(cascaded)
-        if not self.violations:
-            self._check_rules(removals, additions)
+        self._check_rules(removals, additions)
         effective = Delta(
             remove=tuple(removals),
             add=tuple(additions),
@@ -113,6 +119,9 @@ class _Check:
     def _check_new_entities(self) -> None:
         for name, spec in self.delta.entities.items():
             existing = self.domain.constants.get(name) or self.graph.entity_type(name)
+            if self.whole_state and name in self.domain.constants:
+                self.new_entities[name] = spec
+                continue
             if existing is not None:
                 if existing != spec.type:
                     self._fail(
@@ -151,12 +160,13 @@ class _Check:
             if name in self.domain.constants:
                 self._fail("constant_removal", f"'{name}' is a constant of the domain and cannot be removed",
                            entity=name)
-            elif not self.graph.has_entity(name):
-                self._fail("unknown_entity", f"cannot remove entity '{name}': it is not in the graph"
-                           + self._suggest_entities(name, None), entity=name)
             elif name in self.delta.entities:
                 self._fail("contradiction", f"entity '{name}' is both created and removed in this delta",
                            entity=name)
+                self.unsure.add(name)
+            elif not self.graph.has_entity(name):
+                self._fail("unknown_entity", f"cannot remove entity '{name}': it is not in the graph"
+                           + self._suggest_entities(name, None), entity=name)
             else:
                 self.gone_entities.add(name)
 
@@ -182,6 +192,7 @@ class _Check:
             if fact in removed:
                 self._fail("contradiction", f"{fact} is both removed and added in this delta; keep only one",
                            fact=fact)
+                self.unsure.update(fact.args)
                 continue
             gone = [a for a in fact.args if a in self.gone_entities]
             if gone:
@@ -193,6 +204,12 @@ class _Check:
         return out
 
     def _well_formed(self, fact: Fact, *, removing: bool) -> bool:
+        if self._conforms(fact, removing=removing):
+            return True
+        self.unsure.update(fact.args)
+        return False
+
+    def _conforms(self, fact: Fact, *, removing: bool) -> bool:
         pred = self.domain.predicate(fact.predicate)
         if pred is None:
             self._fail("unknown_predicate", f"unknown predicate '{fact.predicate}' in {fact}; "
@@ -227,18 +244,17 @@ class _Check:
         touched: dict[tuple[CardinalityRule, str], list[Fact]] = {}
         for fact in (*removals, *additions):
             for rule in self.rules.for_predicate(fact.predicate):
-                key = rule.key_of(fact.predicate, fact.args)
-                if key is not None:
+                for key in rule.keys_of(fact.predicate, fact.args):
                     touched.setdefault((rule, key), []).append(fact)
         for name, spec in self.new_entities.items():
             for rule in self.rules.rules:
                 if rule.min > 0 and self._rule_covers_type(rule, spec.type):
                     touched.setdefault((rule, name), [])
         for (rule, key), _ in touched.items():
-            if key in self.gone_entities:
+            if key in self.gone_entities or key in self.unsure:
                 continue
             kept = [f for f in self._counted(rule, key) if f not in removed]
-            new = [f for f in added if rule.key_of(f.predicate, f.args) == key]
+            new = [f for f in added if key in rule.keys_of(f.predicate, f.args)]
             self._check_bounds(rule, key, kept, new)
 
     def _check_bounds(self, rule: CardinalityRule, key: str, kept: list[Fact], new: list[Fact]) -> None:
@@ -259,7 +275,7 @@ class _Check:
                        "add the new fact in the same delta", entity=key)
 
     def _counted(self, rule: CardinalityRule, key: str) -> list[Fact]:
-        return [f for f in self.graph.facts_of(key) if rule.key_of(f.predicate, f.args) == key]
+        return [f for f in self.graph.facts_of(key) if key in rule.keys_of(f.predicate, f.args)]
 
     def _rule_covers_type(self, rule: CardinalityRule, type_: str) -> bool:
         for pred, arg in rule.members:
@@ -285,7 +301,7 @@ class _Check:
         return self.graph.entity_type(name)
 
     def _entities_of(self, type_: str | None) -> list[str]:
-        names = list(self.domain.constants) + list(self.graph.entities())
+        names = list(dict.fromkeys([*self.domain.constants, *self.graph.entities()]))
         if type_ is None:
             return names
         return [n for n in names if self.domain.is_subtype(self._type_of(n) or "", type_)]
