@@ -149,7 +149,8 @@ class StoreDouble:
         self.closed = False
 
     def open(self):
-        return SimpleNamespace(meta=None, snapshot=None, records=[], last_seq=0, warnings=[])
+        empty = SimpleNamespace(raw=lambda: [])
+        return SimpleNamespace(meta=None, snapshot=None, records=empty, last_seq=0, last_time=None, warnings=[])
 
     def append(self, records) -> None:
         self.appends += 1

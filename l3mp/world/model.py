@@ -15,7 +15,7 @@ from l3mp.domain.triplets import Fact, fact_from_triplet
 from l3mp.errors import DeltaRejected, FormatError, L3mpError, StoreError
 from l3mp.world.delta import Delta, EntitySpec, parse_entities
 from l3mp.world.graph import WorldGraph
-from l3mp.world.history import apply_record
+from l3mp.world.history import History, apply_record, replay
 from l3mp.world.record import SOURCES, ChangeRecord
 from l3mp.world.store import Store
 from l3mp.world.verify import Verdict, Verifier, Violation
@@ -143,6 +143,13 @@ class WorldModel:
         return self._store
 
     @property
+    def history(self) -> History:
+        """Queries over every change this model's store has journaled (needs a store)."""
+        if self._store is None:
+            raise StoreError("this world model has no store, so it keeps no history")
+        return History(self._store, constants=self._domain.constants)
+
+    @property
     def last_seq(self) -> int:
         return self._last_seq
 
@@ -175,9 +182,9 @@ class WorldModel:
             raise DeltaRejected(list(outcome.violations))
         return outcome.record
 
-    def apply_many(self, updates: Sequence[Update]) -> list[Outcome]:
-        """Verify each update on top of the ones before it; journal all accepted ones with one
-        fsync, then acknowledge. A rejected update does not stop the others."""
+    def apply_many(self, updates: Sequence[Update | Observation]) -> list[Outcome]:
+        """Verify each update (or perception batch) on top of the ones before it; journal all
+        accepted ones with one fsync, then acknowledge. A rejected one does not stop the others."""
         with self._lock:
             outcomes: list[Outcome] = []
             applied: list[tuple[ChangeRecord, _Prior]] = []
@@ -197,6 +204,10 @@ class WorldModel:
                 raise
             self._maybe_snapshot()
             return outcomes
+
+    def perceive_many(self, observations: Sequence[Observation]) -> list[Outcome]:
+        """Apply perception batches in order with one fsync; each sees the effect of the previous."""
+        return self.apply_many(observations)
 
     def perceive(self, observation: Observation) -> ChangeRecord | None:
         """Apply a perception batch: true triplets are added, false ones removed; an observed
@@ -244,7 +255,12 @@ class WorldModel:
         self.close()
 
     # ---- internals ------------------------------------------------------------------
-    def _stage(self, update: Update) -> tuple[Outcome, _Prior | None]:
+    def _stage(self, update: Update | Observation) -> tuple[Outcome, _Prior | None]:
+        if isinstance(update, Observation):
+            try:
+                update = Update(self.perception_delta(update), "perception", ref=update.observation_id)
+            except DeltaRejected as exc:
+                return Outcome(violations=tuple(exc.violations)), None
         if update.source not in SOURCES:
             raise ValueError(f"unknown source {update.source!r}; use one of {SOURCES}")
         allow = _allow_new(update.source, update.allow_new_entities)
@@ -302,9 +318,9 @@ class WorldModel:
             if recovered.snapshot is not None:
                 self._graph = WorldGraph.from_json(recovered.snapshot)
             self._add_constants()
-            for record in recovered.records:
-                apply_record(self._graph, record)
-                self._last_time = max(self._last_time, record.time)
+            replay(self._graph, recovered.records.raw())
+            if recovered.last_time is not None:
+                self._last_time = max(self._last_time, recovered.last_time)
         except (L3mpError, KeyError, ValueError) as exc:
             store.close()
             raise StoreError(f"store {store.path} cannot be replayed onto domain {self._domain.name}: {exc}") from exc

@@ -1,0 +1,362 @@
+"""The main job: a short household session that shows, step by step, what l3mp does with a home's world state."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from l3mp import cli
+from l3mp.domain import Domain, Fact, RuleSet
+from l3mp.domain.paths import domain_path
+from l3mp.errors import DeltaRejected, L3mpError
+from l3mp.render import render_graph
+from l3mp.world.delta import Delta
+from l3mp.world.graph import WorldGraph
+from l3mp.world.model import Observation, WorldModel
+
+DEFAULT_SEED = 7
+ROBOT = "the_robot"
+NL_NOTE = "[delta proposed by hand; the LLM update loop arrives with the NL-updates issue]"
+PLAN_NOTE = "(planning arrives with the planning issue)"
+RULE = "=" * 100
+
+
+class DemoFailed(L3mpError):
+    """The session met something it did not expect."""
+
+
+@dataclass(frozen=True)
+class Cast:
+    """The entities the story is about, picked from the generated house."""
+
+    kitchen: str
+    table: str  # the kitchen surface the red mug is seen on
+    sink: str  # the kitchen sink
+    faucet: str  # the faucet of that sink
+    person: str
+    person_from: str  # the room the person leaves
+    person_to: str  # the room the person walks into (not the kitchen)
+    light: str  # a light in person_to that is off at first
+    mug: str  # the name the red mug gets
+
+
+@dataclass
+class Session:
+    """What the steps share: the domain, the directory, the open world model and the cast."""
+
+    domain: Domain
+    rules: RuleSet
+    directory: Path
+    seed: int
+    fsync: bool
+    out: TextIO
+    model: WorldModel | None = None
+    cast: Cast | None = None
+    import_seq: int = 0
+    step: int = 0
+
+    @property
+    def store(self) -> Path:
+        return self.directory / "world"
+
+    @property
+    def world(self) -> WorldModel:
+        if self.model is None:
+            raise DemoFailed("the world model is not open")
+        return self.model
+
+    @property
+    def graph(self) -> WorldGraph:
+        return self.world.graph
+
+    @property
+    def roles(self) -> Cast:
+        if self.cast is None:
+            raise DemoFailed("the cast was not picked")
+        return self.cast
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out)
+
+    def section(self, title: str) -> None:
+        self.step += 1
+        self.say()
+        self.say(RULE)
+        self.say(f"{self.step}. {title}")
+        self.say(RULE)
+
+    def command(self, line: str) -> None:
+        """Show the `l3mp` command that prints the same."""
+        self.say(f"$ l3mp --store {self.store} {line}")
+
+    def open(self) -> None:
+        self.model = WorldModel.open(self.domain, self.store, rules=self.rules, fsync=self.fsync)
+
+
+Step = Callable[[Session], None]
+
+
+# ---- 1. the house ---------------------------------------------------------------------------
+def import_house(s: Session) -> None:
+    s.section("A generated house, imported into a fresh store as one verified record")
+    aside = cli.make_room_for_store(s.store, force=True, fsync=s.fsync)
+    if aside is not None:
+        s.say(f"(moved an earlier store aside to {aside})")
+    s.command(f"init --house {s.seed}")
+    s.open()
+    house = cli.house_graph(s.seed)
+    record = s.world.apply(cli.state_delta(s.domain, s.graph, house, replace=True), source="import",
+                           input=f"generated house seed={s.seed} scale=1.0")
+    _expect(record is not None and not s.world.verifier.check_state(s.graph), "the imported house does not verify")
+    s.import_seq = record.seq
+    s.say(cli.format_record(record, limit=0))
+    s.cast = pick_cast(s.graph)
+    counts = _type_counts(s.graph, ("room", "person", "item"), s.domain)
+    s.say(f"{s.graph.entity_count()} entities (rooms: {counts['room']}, people: {counts['person']}, "
+          f"items: {counts['item']}), {s.graph.fact_count()} facts; the whole graph satisfies the domain and "
+          f"its {len(s.rules)} rules")
+    kitchen = s.roles.kitchen
+    s.say(f"a few facts about {kitchen}:")
+    for fact in sorted(s.graph.facts(entity=kitchen))[:6]:
+        s.say(f"    {fact}")
+
+
+def pick_cast(graph: WorldGraph) -> Cast:
+    """Choose the kitchen, its surfaces, a person, a room to walk into and a light there."""
+    room_of = {f.args[0]: f.args[1] for f in graph.facts(predicate="in_room")}
+    rooms = sorted(n for n in graph.entities() if graph.entity_type(n) == "room")
+    kitchen = _first((r for r in rooms if str(graph.entity_attrs(r).get("label", "")).startswith("kitchen")),
+                     "a kitchen")
+
+    def in_room(room: str, *types: str) -> list[str]:
+        return sorted(n for n, r in room_of.items() if r == room and graph.entity_type(n) in types)
+
+    table = _first(in_room(kitchen, "table") + in_room(kitchen, "counter"), "a table or counter in the kitchen")
+    sink = _first(in_room(kitchen, "sink"), "a sink in the kitchen")
+    faucet = _first((f.args[0] for f in graph.facts(predicate="faucet_of") if f.args[1] == sink), "a faucet")
+    person = _first(sorted(n for n in graph.entities() if graph.entity_type(n) == "person"), "a person")
+    dark = [(r, light) for r in rooms if r not in (kitchen, room_of[person])
+            for light in in_room(r, "light") if not graph.has_fact(Fact("light_on", (light,)))]
+    person_to, light = _first(dark, "a light that is off in a room other than the kitchen")
+    mug = _first((m for m in ("red_mug", *(f"red_mug_{i}" for i in range(2, 100))) if not graph.has_entity(m)),
+                 "a free name for the red mug")
+    return Cast(kitchen, table, sink, faucet, person, room_of[person], person_to, light, mug)
+
+
+# ---- 2. perception --------------------------------------------------------------------------
+def perceive(s: Session) -> None:
+    c = s.roles
+    s.section("Perception: a new entity, a light switched on, a person who moved")
+    batches = (
+        (f"the camera sees a red mug on {c.table}",
+         {"observation_id": "cam-0001", "entities": {c.mug: {"type": "dish", "label": "red mug"}},
+          "triplets": [[c.mug, "on", c.table]]}),
+        (f"{c.light} is on now, and {c.person} is in {c.person_to}",
+         {"observation_id": "cam-0002", "triplets": [[c.light, "light_on", True], [c.person, "in_room", c.person_to]]}),
+    )
+    for what, batch in batches:
+        s.say(f"observation: {what}")
+        s.command(f"perceive -   <<< '{json.dumps(batch)}'")
+        record = s.world.perceive(Observation.from_json(batch))
+        _expect(record is not None, f"the observation '{what}' changed nothing")
+        s.say(cli.format_record(record))
+    _expect(not s.graph.has_fact(Fact("in_room", (c.person, c.person_from))), "the old room of the person stayed")
+    s.say(f"(in_room {c.person} {c.person_from}) was superseded by the observation: a person is in exactly one room")
+
+
+# ---- 3. natural language --------------------------------------------------------------------
+def nl_updates(s: Session) -> None:
+    c, g = s.roles, s.graph
+    s.section("Natural-language updates, verified before they touch the graph")
+    s.say(NL_NOTE)
+    s.say('the first sentence is the paper\'s example ("Jessica turned off the overhead light in the laundry room"), '
+          "told of this house")
+    sink_sentence = f"Someone put the red mug in the {_label(g, c.sink).split(' in ')[0]} and turned on the tap."
+    proposals = (
+        ("valid", f"{_label(g, c.person)} turned off the {_label(g, c.light)}.",
+         {"remove": [[c.light, "light_on", True]]}),
+        ("invalid: wrong predicate, hallucinated entity", sink_sentence,
+         {"remove": [[c.mug, "on", c.table]], "add": [[c.mug, "in", c.sink], ["kitchen_tap", "faucet_on", True]]}),
+        ("corrected after re-prompting with the verifier's messages", sink_sentence,
+         {"remove": [[c.mug, "on", c.table]], "add": [[c.mug, "on", c.sink], [c.faucet, "faucet_on", True]]}),
+    )
+    for i, (kind, sentence, proposal) in enumerate(proposals, start=1):
+        s.say()
+        s.say(f'"{sentence}"')
+        s.say(f"    proposed delta ({kind}): {json.dumps(proposal)}")
+        _propose(s, Delta.from_json(proposal), sentence, f"utterance-{i}", valid=not kind.startswith("invalid"))
+
+
+def _propose(s: Session, delta: Delta, sentence: str, ref: str, *, valid: bool) -> None:
+    before = s.graph.to_json()
+    try:
+        record = s.world.apply(delta, source="nl", input=sentence, ref=ref)
+    except DeltaRejected as exc:
+        _expect(not valid, f"a valid update was rejected: {exc}")
+        _expect(s.graph.to_json() == before, "a rejected update changed the graph")
+        s.say(f"    rejected, {len(exc.violations)} problem(s); the graph is unchanged:")
+        for violation in exc.violations:
+            s.say(f"    - {violation.message}")
+        return
+    _expect(valid, "an invalid update was accepted")
+    _expect(record is not None, f"the update '{sentence}' changed nothing")
+    s.say("    accepted:")
+    s.say(cli.format_record(record))
+
+
+# ---- 4. a task ------------------------------------------------------------------------------
+def run_task(s: Session) -> None:
+    c, g = s.roles, s.graph
+    s.section("A task, executed as plan-sourced deltas")
+    s.say(f'task: "Bring the red mug to {_label(g, c.person)}."')
+    s.say(f"{PLAN_NOTE}; a hand-given plan instead, each step's effects verified and written back:")
+    steps = plan_steps(g, c)
+    for i, (action, delta) in enumerate(steps, start=1):
+        s.say(f"step {i}/{len(steps)}: {action}")
+        record = s.world.apply(Delta.from_json(delta), source="plan", input=action, ref="task-1")
+        _expect(record is not None, f"the step {action} changed nothing")
+        s.say(cli.format_record(record))
+    _expect(g.has_fact(Fact("has", (c.person, c.mug))), "the person did not get the red mug")
+
+
+def plan_steps(graph: WorldGraph, c: Cast) -> list[tuple[str, dict]]:
+    """The plan (action, delta of its effects): to the kitchen if needed, pick the mug, walk over, give it."""
+    start = _first((f.args[1] for f in graph.facts(predicate="in_room", entity=ROBOT)), "the robot's room")
+    steps = [_move(start, c.kitchen)] if start != c.kitchen else []
+    steps.append((f"(pick_from_surface {ROBOT} {c.mug} {c.sink} {c.kitchen})",
+                  {"remove": [[c.mug, "on", c.sink], [ROBOT, "hand_empty", True]], "add": [[ROBOT, "holding", c.mug]]}))
+    steps.append(_move(c.kitchen, c.person_to))
+    steps.append((f"(give {ROBOT} {c.mug} {c.person} {c.person_to})",
+                  {"remove": [[ROBOT, "holding", c.mug]],
+                   "add": [[ROBOT, "hand_empty", True], [c.person, "has", c.mug]]}))
+    return steps
+
+
+def _move(start: str, end: str) -> tuple[str, dict]:
+    return f"(move {ROBOT} {start} {end})", {"remove": [[ROBOT, "in_room", start]], "add": [[ROBOT, "in_room", end]]}
+
+
+# ---- 5. history -----------------------------------------------------------------------------
+def show_changes(s: Session) -> None:
+    from l3mp.world.pddl_io import problem_to_pddl
+
+    c, g = s.roles, s.graph
+    s.section("What changed, and why")
+    history = s.world.history
+    imported = s.world.store.record(s.import_seq)
+    s.command(f"history changes --since {cli.iso(imported.time)}")
+    s.say(f"(the import record #{s.import_seq} is shown in step 1)")
+    for record in history.changes(start_time=imported.time):
+        if record.seq != s.import_seq:
+            s.say(cli.format_record(record))
+    s.say()
+    s.command(f"history entity {c.mug}")
+    attrs = g.entity_attrs(c.mug)
+    s.say(f"{cli.entity_title(c.mug, attrs)}, known since record #{attrs.get('since')}")
+    for line in cli.story_lines(history.explain(g, c.mug)):
+        s.say(line)
+    s.say()
+    s.command(f"export --entity {ROBOT} --depth 2")
+    around = g.neighborhood([ROBOT], 2)
+    s.say(problem_to_pddl(s.domain, g, entities=around, facts=g.facts_within(around), problem_name="around_robot")
+          .rstrip("\n"))
+
+
+# ---- 6. restart -----------------------------------------------------------------------------
+def restart(s: Session) -> None:
+    s.section("Restart: close the store, open it again, get the same graph back")
+    before, last = s.graph.to_json(), s.world.last_seq
+    s.world.close()
+    started = time.perf_counter()
+    s.open()
+    took = time.perf_counter() - started
+    _expect(not s.world.warnings, f"recovery warned: {s.world.warnings}")
+    _expect(s.world.last_seq == last and s.graph.to_json() == before,
+            "the recovered graph differs from the graph before the restart")
+    s.say(f"recovered {s.graph.entity_count()} entities, {s.graph.fact_count()} facts and {last} records from "
+          f"{s.store} in {took * 1000:.0f} ms: identical to the graph before the restart, down to the record "
+          "that made each fact true")
+
+
+# ---- 7. picture -----------------------------------------------------------------------------
+def render_kitchen(s: Session) -> None:
+    kitchen = s.roles.kitchen
+    s.section(f"A picture of the part of the graph around {kitchen}")
+    out = s.directory / "kitchen.png"
+    s.command(f"render {out} --entity {kitchen} --depth 2")
+    around = s.graph.neighborhood([kitchen], 2)
+    render_graph(s.graph, s.domain, out, entities=around, title=f"around {kitchen} (depth 2)")
+    s.say(f"wrote {out} ({len(around)} entities)")
+
+
+STEPS: tuple[Step, ...] = (import_house, perceive, nl_updates, run_task, show_changes, restart, render_kitchen)
+
+
+def main_job(
+    directory: str | Path | None = None,
+    *,
+    seed: int = DEFAULT_SEED,
+    keep: bool = False,
+    fsync: bool = True,
+    steps: Sequence[Step] = STEPS,
+    out: TextIO | None = None,
+) -> int:
+    """Run the household session in `directory` (default: a temporary one, removed unless `keep`).
+
+    Returns 0, or 1 (with the reason on stderr) if anything unexpected happened.
+    """
+    started = time.perf_counter()
+    temporary = directory is None
+    root = Path(tempfile.mkdtemp(prefix="l3mp-demo-")) if directory is None else Path(directory)
+    domain = Domain.from_file(domain_path("household"))
+    session = Session(domain, RuleSet.for_domain(domain), root, seed, fsync, out or sys.stdout)
+    session.say(f"l3mp main job: a household session (house seed {seed}) in {root}")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        for step in steps:
+            step(session)
+    except L3mpError as exc:
+        print(f"l3mp demo: failed at step {session.step}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if session.model is not None:
+            session.model.close()
+        if temporary and not keep:
+            shutil.rmtree(root, ignore_errors=True)
+    kept = f"the store and the picture are in {root}" if keep or not temporary else \
+        "the temporary directory is removed (--keep keeps it)"
+    session.say()
+    session.say(f"done in {time.perf_counter() - started:.1f} s; {kept}")
+    return 0
+
+
+# ---- helpers --------------------------------------------------------------------------------
+def _expect(condition: bool, what: str) -> None:
+    if not condition:
+        raise DemoFailed(what)
+
+
+def _first(items: Iterable, what: str):
+    for item in items:
+        return item
+    raise DemoFailed(f"the generated house has no {what}; try another --seed")
+
+
+def _label(graph: WorldGraph, name: str) -> str:
+    return str(graph.entity_attrs(name).get("label") or name)
+
+
+def _type_counts(graph: WorldGraph, roots: tuple[str, ...], domain: Domain) -> dict[str, int]:
+    counts = dict.fromkeys(roots, 0)
+    for name in graph.entities():
+        for root in roots:
+            if domain.is_subtype(graph.entity_type(name) or "", root):
+                counts[root] += 1
+    return counts

@@ -1,0 +1,88 @@
+"""Tests of the main job (l3mp/demo.py): it runs to completion, says what it does, and fails loudly."""
+
+from __future__ import annotations
+
+import io
+import tempfile
+
+import pytest
+
+from l3mp import cli, demo
+from l3mp.world.delta import Delta
+from l3mp.world.model import WorldModel
+from tests.helpers import household, household_rules
+
+HEADERS = ("1. A generated house", "2. Perception", "3. Natural-language updates", "4. A task",
+           "5. What changed", "6. Restart", "7. A picture")
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    """One full run of `l3mp demo --dir DIR` (the console command), with its output."""
+    directory = tmp_path_factory.mktemp("demo")
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("sys.stdout", out)
+        code = cli.main(["--no-fsync", "demo", "--dir", str(directory)])
+    return code, out.getvalue(), directory
+
+
+def test_the_main_job_runs_to_completion(session):
+    code, out, directory = session
+    assert code == 0
+    positions = [out.index(header) for header in HEADERS]
+    assert positions == sorted(positions)
+    assert (directory / "kitchen.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    assert f"the store and the picture are in {directory}" in out
+
+
+def test_the_main_job_labels_what_is_not_there_yet(session):
+    _, out, _ = session
+    assert demo.NL_NOTE in out and demo.PLAN_NOTE in out
+
+
+def test_the_invalid_nl_update_is_rejected_with_the_verifiers_messages(session):
+    _, out, _ = session
+    assert "rejected, 2 problem(s); the graph is unchanged" in out
+    assert "unknown predicate 'in'" in out and "unknown entity 'kitchen_tap'" in out
+
+
+def test_the_store_left_behind_holds_the_whole_session(session):
+    _, out, directory = session
+    with WorldModel.open(household(), directory / "world", rules=household_rules(), read_only=True) as model:
+        sources = [model.store.record(seq).source for seq in range(1, model.last_seq + 1)]
+        assert sources[0] == "import" and sources[1:3] == ["perception", "perception"]
+        assert sources.count("nl") == 2 and sources[-1] == "plan"
+        assert model.verifier.check_state(model.graph) == []
+        assert "identical to the graph before the restart" in out
+        assert model.graph.has_entity("red_mug")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 11])
+def test_the_story_fits_other_houses(seed):
+    out = io.StringIO()
+    assert demo.main_job(seed=seed, fsync=False, steps=demo.STEPS[:-1], out=out) == 0, out.getvalue()
+
+
+def test_a_temporary_directory_is_removed_unless_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert demo.main_job(fsync=False, steps=demo.STEPS[:1], out=io.StringIO()) == 0
+    assert list(tmp_path.iterdir()) == []
+    out = io.StringIO()
+    assert demo.main_job(fsync=False, keep=True, steps=demo.STEPS[:1], out=out) == 0
+    [kept] = tmp_path.iterdir()
+    assert (kept / "world" / "meta.json").exists() and str(kept) in out.getvalue()
+
+
+def test_an_earlier_store_in_the_directory_is_moved_aside(tmp_path):
+    for _ in range(2):
+        assert demo.main_job(tmp_path, fsync=False, steps=demo.STEPS[:1], out=io.StringIO()) == 0
+    assert sorted(p.name.split("-")[0] for p in tmp_path.iterdir()) == ["world", "world.old"]
+
+
+def test_anything_unexpected_fails_the_job(tmp_path, capsys):
+    def broken(session: demo.Session) -> None:
+        session.world.apply(Delta.from_json({"add": [["nobody", "light_on", True]]}), source="user")
+
+    assert demo.main_job(tmp_path, fsync=False, steps=(demo.import_house, broken), out=io.StringIO()) == 1
+    assert "failed at step 1" in capsys.readouterr().err

@@ -1,0 +1,495 @@
+"""The durable store: round trips, fsync batching, snapshots, recovery from damage, locking."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from l3mp.domain.triplets import Fact
+from l3mp.errors import StoreError
+from l3mp.world.delta import Delta, EntitySpec
+from l3mp.world.record import ChangeRecord
+from l3mp.world.store import Store
+
+GRAPH = {
+    "format": "l3mp.graph/1",
+    "entities": {"cup_1": {"type": "cup", "since": 1}},
+    "facts": [],
+    "since": [],
+}
+
+
+def make_record(seq: int, time: float | None = None) -> ChangeRecord:
+    """A record with some of everything: binary, unary, 0-ary and 3-ary facts, entities, text."""
+    kind = seq % 4
+    if kind == 0:
+        delta = Delta(
+            add=(Fact("on", (f"cup_{seq}", "table_1")),), entities={f"cup_{seq}": EntitySpec("cup", "a cup")}
+        )
+    elif kind == 1:
+        delta = Delta(remove=(Fact("light_on", ("light_1",)),), add=(Fact("raining", ()),))
+    elif kind == 2:
+        delta = Delta(add=(Fact("between", ("cup_1", "table_1", "shelf_1")),), remove_entities=("cup_9",))
+    else:
+        delta = Delta(remove=(Fact("on", ("cup_1", "table_1")),), add=(Fact("on", ("cup_1", "shelf_1")),))
+    text = "the cup is on\nthe shelf — ☕" if seq % 3 == 0 else None
+    return ChangeRecord(
+        seq, 100.0 + seq if time is None else time, "perception", delta, input=text, ref=f"obs-{seq}"
+    )
+
+
+def records(first: int, last: int) -> list[ChangeRecord]:
+    return [make_record(seq) for seq in range(first, last + 1)]
+
+
+def line_of(record: ChangeRecord) -> bytes:
+    """The journal line the store writes for a record (the documented format)."""
+    payload = json.dumps(record.to_json(), separators=(",", ":")).encode()
+    return b"%08x %s\n" % (zlib.crc32(payload), payload)
+
+
+def opened(path: Path, **options) -> tuple[Store, object]:
+    store = Store(path, fsync=False, **options)
+    return store, store.open()
+
+
+@pytest.fixture
+def store_dir(tmp_path: Path) -> Path:
+    """A store holding records 1..10 in one segment, closed."""
+    store, _ = opened(tmp_path)
+    store.append(records(1, 4))
+    store.append(records(5, 10))
+    store.close()
+    return tmp_path
+
+
+def segment(path: Path, first: int = 1) -> Path:
+    return path / f"journal-{first:012d}.log"
+
+
+# ---- round trip -------------------------------------------------------------------------
+def test_new_store_is_created_with_its_parents(tmp_path: Path) -> None:
+    store, recovered = opened(tmp_path / "a" / "b")
+    assert (recovered.snapshot, recovered.snapshot_seq, recovered.last_seq, recovered.last_time) == (
+        None,
+        0,
+        0,
+        None,
+    )
+    assert list(recovered.records) == [] and recovered.warnings == [] and recovered.meta == {}
+    assert sorted(p.name for p in (tmp_path / "a" / "b").iterdir()) == ["LOCK", "journal-000000000001.log"]
+    store.close()
+
+
+def test_append_and_reopen_round_trip(store_dir: Path) -> None:
+    store, recovered = opened(store_dir)
+    assert (recovered.last_seq, recovered.last_time, recovered.warnings) == (10, 110.0, [])
+    assert list(recovered.records) == records(1, 10)
+    assert len(recovered.records) == 10 and recovered.records[-1] == make_record(10)
+    assert recovered.records[2:4] == records(3, 4)
+    assert [r for r in recovered.records.raw()] == [r.to_json() for r in records(1, 10)]
+    assert segment(store_dir).read_bytes() == b"".join(line_of(r) for r in records(1, 10))
+    store.close()
+
+
+def test_next_append_continues_after_reopen(store_dir: Path) -> None:
+    store, _ = opened(store_dir)
+    with pytest.raises(StoreError, match="record number 12 given where 11 comes next"):
+        store.append([make_record(12)])
+    store.append(records(11, 12))
+    store.close()
+    store, recovered = opened(store_dir)
+    assert list(recovered.records) == records(1, 12)
+    store.close()
+
+
+def test_append_refuses_time_going_backwards_and_writes_nothing(store_dir: Path) -> None:
+    store, _ = opened(store_dir)
+    before = segment(store_dir).read_bytes()
+    with pytest.raises(StoreError, match="never decrease"):
+        store.append([make_record(11, time=200.0), make_record(12, time=150.0)])
+    with pytest.raises(StoreError, match="finite"):
+        store.append([make_record(11, time=float("nan"))])
+    assert segment(store_dir).read_bytes() == before
+    store.append([make_record(11, time=110.0), make_record(12, time=110.0)])  # equal times are fine
+    assert store.last_seq == 12
+    store.close()
+
+
+def test_record_random_access(store_dir: Path) -> None:
+    store, _ = opened(store_dir)
+    assert [store.record(seq) for seq in (7, 1, 10)] == [make_record(7), make_record(1), make_record(10)]
+    for missing in (0, 11):
+        with pytest.raises(KeyError, match=f"no record {missing}"):
+            store.record(missing)
+    store.close()
+
+
+def test_one_fsync_per_append(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = Store(tmp_path)
+    store.open()
+    calls: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real_fsync(fd)))
+    store.append(records(1, 500))
+    assert len(calls) == 1
+    store.append(records(501, 501))
+    assert len(calls) == 2
+    store.close()
+    calls.clear()
+    store = Store(tmp_path, fsync=False)
+    store.open()
+    store.append(records(502, 600))
+    store.snapshot(GRAPH, 600, 700.0)
+    store.set_meta({"domain": "household"})
+    assert calls == []
+    store.close()
+
+
+def test_write_error_is_reported_and_store_must_be_reopened(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, _ = opened(store_dir)
+
+    def full_disk(fd: int, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full_disk)
+    with pytest.raises(StoreError, match="No space left"):
+        store.append(records(11, 11))
+    monkeypatch.undo()
+    with pytest.raises(StoreError, match="reopen"):
+        store.append(records(11, 11))
+    store.close()
+    store, recovered = opened(store_dir)
+    assert recovered.last_seq == 10
+    store.append(records(11, 11))
+    store.close()
+
+
+# ---- snapshots --------------------------------------------------------------------------
+def test_snapshot_starts_a_segment_and_reopen_replays_only_after_it(tmp_path: Path) -> None:
+    store, _ = opened(tmp_path, snapshot_every=5)
+    store.append(records(1, 4))
+    assert not store.snapshot_due()
+    store.append(records(5, 12))
+    assert store.snapshot_due()
+    store.snapshot(GRAPH, 12, 112.0)
+    assert not store.snapshot_due()
+    store.append(records(13, 15))
+    store.close()
+    assert sorted(p.name for p in tmp_path.glob("journal-*")) == [
+        segment(tmp_path).name,
+        segment(tmp_path, 13).name,
+    ]
+    store, recovered = opened(tmp_path, snapshot_every=5)
+    assert (recovered.snapshot, recovered.snapshot_seq, recovered.last_seq) == (GRAPH, 12, 15)
+    assert list(recovered.records) == records(13, 15)
+    assert list(store.records()) == records(1, 15)
+    assert store.snapshots() == [(12, 112.0)]
+    assert store.load_snapshot(12) == GRAPH
+    store.close()
+
+
+def test_snapshot_of_an_empty_segment_keeps_it(tmp_path: Path) -> None:
+    store, _ = opened(tmp_path)
+    store.append(records(1, 3))
+    store.snapshot(GRAPH, 3, 103.0)
+    store.snapshot(GRAPH, 3, 103.5)
+    with pytest.raises(StoreError, match=r"journal holds records 1\.\.3"):
+        store.snapshot(GRAPH, 4, 104.0)
+    store.append(records(4, 5))
+    store.close()
+    assert sorted(p.name for p in tmp_path.glob("journal-*")) == [
+        segment(tmp_path).name,
+        segment(tmp_path, 4).name,
+    ]
+    store, recovered = opened(tmp_path)
+    assert store.snapshots() == [(3, 103.5)] and list(recovered.records) == records(4, 5)
+    store.close()
+
+
+def test_failed_snapshot_leaves_the_store_usable(store_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store, _ = opened(store_dir)
+
+    def failing_replace(src: object, dst: object) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(StoreError, match=r"snapshot of record 10 failed: .*Input/output error"):
+        store.snapshot(GRAPH, 10, 110.0)
+    monkeypatch.undo()
+    store.append(records(11, 11))
+    store.close()
+    store, recovered = opened(store_dir)
+    assert (recovered.snapshot, recovered.last_seq, recovered.warnings) == (None, 11, [])
+    assert not list(store_dir.glob("*.tmp"))
+    store.close()
+
+
+def test_only_the_newest_snapshots_are_kept(tmp_path: Path) -> None:
+    store, _ = opened(tmp_path, keep_snapshots=2)
+    for seq in (2, 4, 6):
+        store.append(records(seq - 1, seq))
+        store.snapshot({**GRAPH, "n": seq}, seq, 100.0 + seq)
+    assert store.snapshots() == [(4, 104.0), (6, 106.0)]
+    assert sorted(p.name for p in tmp_path.glob("snapshot-*")) == [
+        "snapshot-000000000004.json",
+        "snapshot-000000000006.json",
+    ]
+    store.close()
+
+
+def snapshotted_store(path: Path) -> None:
+    """Records 1..9 with snapshots after 3 and 6."""
+    store, _ = opened(path)
+    for seq in (3, 6):
+        store.append(records(seq - 2, seq))
+        store.snapshot({**GRAPH, "n": seq}, seq, 100.0 + seq)
+    store.append(records(7, 9))
+    store.close()
+
+
+def flip_byte(path: Path, offset: int) -> None:
+    data = bytearray(path.read_bytes())
+    data[offset] ^= 0x20
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda p: flip_byte(p, p.stat().st_size - 10),
+        lambda p: p.write_bytes(p.read_bytes()[:-40]),
+        lambda p: p.write_bytes(p.read_bytes().split(b"\n", 1)[1]),
+        lambda p: p.write_bytes(b""),
+    ],
+    ids=["flipped-byte", "truncated", "no-header", "empty"],
+)
+def test_corrupt_newest_snapshot_falls_back_to_an_older_one(tmp_path: Path, damage: Callable) -> None:
+    snapshotted_store(tmp_path)
+    newest = tmp_path / "snapshot-000000000006.json"
+    damage(newest)
+    store, recovered = opened(tmp_path)
+    assert (recovered.snapshot, recovered.snapshot_seq) == ({**GRAPH, "n": 3}, 3)
+    assert list(recovered.records) == records(4, 9)
+    assert "snapshot-000000000006.json" in recovered.warnings[0]
+    assert not newest.exists() and (tmp_path / "snapshot-000000000006.json.corrupt-1").exists()
+    assert store.snapshots() == [(3, 103.0)]
+    store.close()
+
+
+def test_with_every_snapshot_corrupt_the_whole_journal_is_replayed(tmp_path: Path) -> None:
+    snapshotted_store(tmp_path)
+    for snapshot in tmp_path.glob("snapshot-*.json"):
+        flip_byte(snapshot, snapshot.stat().st_size - 5)
+    store, recovered = opened(tmp_path)
+    assert (recovered.snapshot, recovered.snapshot_seq, len(recovered.warnings)) == (None, 0, 2)
+    assert list(recovered.records) == records(1, 9)
+    store.close()
+
+
+def test_stale_temporary_files_are_removed(store_dir: Path) -> None:
+    (store_dir / "snapshot-000000000010.json.tmp").write_bytes(b'{"format": "l3mp.snap')
+    (store_dir / "meta.json.tmp").write_bytes(b"{")
+    store, recovered = opened(store_dir)
+    assert recovered.warnings == [] and not list(store_dir.glob("*.tmp"))
+    store.close()
+
+
+# ---- torn and corrupt journals ----------------------------------------------------------
+def flip_last_crc(data: bytes) -> bytes:
+    start = len(data) - len(line_of(make_record(10)))
+    return data[:start] + (b"1" if data[start : start + 1] == b"0" else b"0") + data[start + 1 :]
+
+
+TAIL_DAMAGE = {
+    # name: (damage to a segment holding records 1..10, first record lost)
+    "half-line": (lambda data: data + line_of(make_record(11))[:30], 11),
+    "flipped-byte": (lambda data: data[:-20] + bytes([data[-20] ^ 1]) + data[-19:], 10),
+    "flipped-crc": (lambda data: flip_last_crc(data), 10),
+    "garbage": (lambda data: data + b"\x00\xff\x13 not a record\n\x00\x00", 11),
+    "zero-fill": (lambda data: data + b"\x00" * 4096, 11),
+    "missing-newline": (lambda data: data[:-1], 10),
+    "seq-gap": (lambda data: data + line_of(make_record(12)), 11),
+    "seq-repeat": (lambda data: data + line_of(make_record(10)), 11),
+    "bad-line-in-middle": (lambda data: data.replace(b'{"seq":6,', b'{"seq":6 '), 6),
+}
+
+
+@pytest.mark.parametrize("name", TAIL_DAMAGE)
+def test_damaged_tail_is_moved_aside_and_earlier_records_kept(store_dir: Path, name: str) -> None:
+    damage, first_lost = TAIL_DAMAGE[name]
+    path = segment(store_dir)
+    good = path.read_bytes()
+    path.write_bytes(damage(good))
+    damaged = path.read_bytes()
+    store, recovered = opened(store_dir)
+    kept = first_lost - 1
+    assert recovered.last_seq == kept and list(recovered.records) == records(1, kept)
+    assert len(recovered.warnings) == 1 and "journal-000000000001.log.corrupt-1" in recovered.warnings[0]
+    keep_bytes = sum(len(line_of(r)) for r in records(1, kept))
+    assert path.read_bytes() == good[:keep_bytes]
+    assert (store_dir / "journal-000000000001.log.corrupt-1").read_bytes() == damaged[keep_bytes:]
+    store.append(records(first_lost, 12))
+    store.close()
+    store, recovered = opened(store_dir)
+    assert recovered.warnings == [] and list(recovered.records) == records(1, 12)
+    store.close()
+
+
+def test_damage_in_an_older_segment_sets_aside_everything_after_it(tmp_path: Path) -> None:
+    snapshotted_store(tmp_path)  # segments 1..3, 4..6, 7..9; snapshots 3 and 6
+    middle = segment(tmp_path, 4)
+    good = middle.read_bytes()
+    middle.write_bytes(good.replace(b'"seq":5,', b'"seq":5 '))
+    store, recovered = opened(tmp_path)
+    assert recovered.last_seq == 4 and (recovered.snapshot_seq, list(recovered.records)) == (3, records(4, 4))
+    assert {p.name for p in tmp_path.glob("*.corrupt-*")} == {
+        "journal-000000000004.log.corrupt-1",
+        "journal-000000000007.log.corrupt-1",
+        "snapshot-000000000006.json.corrupt-1",
+    }
+    assert len(recovered.warnings) == 3
+    store.append(records(5, 6))
+    store.close()
+    assert middle.read_bytes() == good  # the same records written again
+    store, recovered = opened(tmp_path)
+    assert recovered.warnings == [] and list(store.records()) == records(1, 6)
+    store.close()
+
+
+def test_corrupt_files_are_numbered_and_never_overwritten(store_dir: Path) -> None:
+    path = segment(store_dir)
+    for n in (1, 2):
+        path.write_bytes(path.read_bytes() + b"torn %d" % n)
+        store, recovered = opened(store_dir)
+        assert f"corrupt-{n}" in recovered.warnings[0]
+        store.close()
+    assert (store_dir / "journal-000000000001.log.corrupt-1").read_bytes() == b"torn 1"
+    assert (store_dir / "journal-000000000001.log.corrupt-2").read_bytes() == b"torn 2"
+
+
+def test_journal_without_its_first_segment_is_refused(store_dir: Path) -> None:
+    segment(store_dir).rename(segment(store_dir, 5))
+    for _ in range(2):  # the failed open released the lock: the second attempt fails the same way
+        with pytest.raises(StoreError, match="starts at record 5"):
+            Store(store_dir).open()
+
+
+def test_line_with_valid_checksum_that_is_not_a_record_is_reported(store_dir: Path) -> None:
+    payload = b'{"seq":11,"time":'
+    segment(store_dir).write_bytes(
+        segment(store_dir).read_bytes() + b"%08x %s\n" % (zlib.crc32(payload), payload)
+    )
+    with pytest.raises(StoreError, match="edited by hand"):
+        Store(store_dir).open()
+
+
+# ---- locking and read-only access --------------------------------------------------------
+def test_second_writer_is_refused_with_the_locked_path(store_dir: Path) -> None:
+    first, _ = opened(store_dir)
+    with pytest.raises(
+        StoreError, match=f"store {re.escape(str(store_dir))} is locked by another writer .*pid {os.getpid()}"
+    ):
+        Store(store_dir).open()
+    first.close()
+    second, recovered = opened(store_dir)
+    assert recovered.last_seq == 10
+    second.close()
+
+
+def test_read_only_opens_a_locked_store_and_repairs_nothing(store_dir: Path) -> None:
+    writer, _ = opened(store_dir)
+    torn = segment(store_dir).read_bytes() + line_of(make_record(11))[:25]
+    segment(store_dir).write_bytes(torn)
+    with Store(store_dir, read_only=True) as reader:
+        recovered = reader.open()
+        assert recovered.last_seq == 10 and list(recovered.records) == records(1, 10)
+        assert "not repaired" in recovered.warnings[0]
+        with pytest.raises(StoreError, match="read-only"):
+            reader.append(records(11, 11))
+        with pytest.raises(StoreError, match="read-only"):
+            reader.set_meta({})
+    assert segment(store_dir).read_bytes() == torn and not list(store_dir.glob("*.corrupt-*"))
+    writer.close()
+
+
+def test_read_only_needs_an_existing_store(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no store at"):
+        Store(tmp_path / "nothing", read_only=True).open()
+    assert not (tmp_path / "nothing").exists()
+
+
+def test_a_file_in_the_way_is_a_store_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a store")
+    with pytest.raises(StoreError, match="cannot open store"):
+        Store(tmp_path / "file").open()
+
+
+def test_store_must_be_open_to_be_used(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    with pytest.raises(StoreError, match="not open"):
+        store.append(records(1, 1))
+    with pytest.raises(StoreError, match="not open"):
+        list(store.records())
+    with store:
+        store.open()
+        with pytest.raises(StoreError, match="already open"):
+            store.open()
+    with pytest.raises(StoreError, match="not open"):
+        store.record(1)
+
+
+# ---- meta -------------------------------------------------------------------------------
+def test_meta_is_written_atomically_and_recovered(tmp_path: Path) -> None:
+    meta = {"domain": "household", "sha256": "ab" * 32}
+    with Store(tmp_path, fsync=False) as store:
+        store.open()
+        store.set_meta(meta)
+        assert store.meta == meta
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("meta")) == ["meta.json"]
+    with Store(tmp_path, read_only=True) as store:
+        assert store.open().meta == meta and store.meta == meta
+
+
+def test_unreadable_meta_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "meta.json").write_text("{oops")
+    with pytest.raises(StoreError, match=r"meta\.json is not valid JSON"):
+        Store(tmp_path).open()
+
+
+# ---- time queries -----------------------------------------------------------------------
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    steps=st.lists(st.sampled_from([0.0, 0.0, 0.5, 1.0, 3.0]), min_size=1, max_size=40),
+    cuts=st.sets(st.integers(1, 40), max_size=5),
+    bounds=st.tuples(st.floats(-1, 60), st.floats(-1, 60)),
+    seqs=st.tuples(st.integers(0, 45), st.integers(0, 45)),
+)
+def test_time_and_seq_filters_match_a_full_scan(tmp_path_factory, steps, cuts, bounds, seqs) -> None:
+    path = tmp_path_factory.mktemp("store")
+    times = [sum(steps[: i + 1]) for i in range(len(steps))]
+    all_records = [make_record(i + 1, time=t) for i, t in enumerate(times)]
+    store, _ = opened(path)
+    for record in all_records:
+        store.append([record])
+        if record.seq in cuts:
+            store.snapshot(GRAPH, record.seq, record.time)
+    lo, hi = bounds
+    first, last = seqs
+    got = list(store.records(start_seq=first, end_seq=last, start_time=lo, end_time=hi))
+    assert got == [r for r in all_records if first <= r.seq <= last and lo <= r.time <= hi]
+    assert list(store.records(start_time=lo)) == [r for r in all_records if r.time >= lo]
+    assert list(store.records(end_time=hi)) == [r for r in all_records if r.time <= hi]
+    assert store.seq_at(hi) == max([r.seq for r in all_records if r.time <= hi], default=0)
+    store.close()
