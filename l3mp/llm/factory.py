@@ -1,0 +1,52 @@
+"""Make the configured LLM (embedded server, OpenAI or a compatible endpoint) and describe it for reports."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from l3mp.llm.cache import ResponseCache
+from l3mp.llm.client import ChatLLM
+from l3mp.llm.settings import LLMSettings
+
+
+def make_llm(settings: LLMSettings, *, env: Mapping[str, str] | None = None) -> ChatLLM:
+    """A ready ChatLLM; call its `close()` when done (for the embedded provider this releases the shared server,
+    which stops when its last user closes). Raises LLMUnavailable when the endpoint cannot be set up."""
+    env = os.environ if env is None else env
+    cache = ResponseCache(settings.resolved_cache_path(env)) if settings.cache else None
+    if settings.provider != "embedded":
+        return ChatLLM(settings, api_key=settings.api_key(env), cache=cache)
+    from l3mp.llm.embedded import EmbeddedServer
+
+    server = EmbeddedServer.shared().acquire()
+    try:
+        return ChatLLM(settings, base_url=server.base_url, api_key=server.api_key, cache=cache,
+                       on_close=server.release)
+    except BaseException:
+        server.release()
+        raise
+
+
+def describe(settings: LLMSettings, env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """JSON-serialisable description for reports: which model, where, with which limits (never the key)."""
+    info: dict[str, Any] = {
+        "name": settings.name,
+        "provider": settings.provider,
+        "model": settings.model,
+        "base_url": settings.base_url,
+        "temperature": settings.temperature,
+        "seed": settings.seed,
+        "max_tokens": settings.max_tokens,
+        "timeout_s": settings.timeout_s,
+        "max_retries": settings.max_retries,
+        "cache": str(settings.resolved_cache_path(env)) if settings.cache else None,
+    }
+    if settings.provider == "embedded":
+        from l3mp.llm.embedded import MODEL_FILE, MODEL_SHA256, server_version
+
+        info.update(model_file=MODEL_FILE, model_sha256=MODEL_SHA256, server=server_version())
+    else:
+        info["api_key_env"] = settings.api_key_env
+    return info
