@@ -12,7 +12,7 @@ class DomainError(L3mpError):
 
 
 class ProblemError(L3mpError):
-    """A PDDL problem cannot be read into the world-state graph."""
+    """A PDDL problem cannot be read into the world-state graph, or a graph cannot be written as one."""
 
 
 class FormatError(L3mpError):

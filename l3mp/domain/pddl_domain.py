@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import logging
+import os
 import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from l3mp.cachedir import cache_dir
 from l3mp.errors import DomainError
 
+log = logging.getLogger(__name__)
+
 ROOT_TYPE = "object"
+SCHEMA_FORMAT = "l3mp.domain-schema/2"
+# names PDDL tools read as syntax; no entity may be called so
+PDDL_KEYWORDS = frozenset({
+    "define", "domain", "problem", "and", "or", "not", "imply", "exists", "forall", "when", "either",
+    "object", "at", "over", "start", "end", "all", "increase", "decrease", "assign", "scale-up", "scale-down",
+})
 _NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 _REQUIREMENTS = re.compile(r"\(\s*:requirements([^)]*)\)", re.IGNORECASE)
 
@@ -56,40 +68,23 @@ class Domain:
     cannot parse raises DomainError with the parser's explanation.
     """
 
-    def __init__(self, *, text: str, source: str = "<string>") -> None:
-        from unified_planning.io import PDDLReader
-
-        try:
-            problem = PDDLReader().parse_problem_string(text)
-        except Exception as exc:  # unified-planning raises many unrelated types
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise DomainError(
-                f"cannot load PDDL domain {source}: {type(exc).__name__}: {first}"
-            ) from exc
+    def __init__(self, *, text: str, source: str = "<string>", use_cache: bool = True) -> None:
         self._text = text
         self._source = source
-        self._up = problem
-        self._name = _declared_name(text) or (problem.name or "domain")
-        self._parents: dict[str, str | None] = {ROOT_TYPE: None}
-        for t in problem.user_types:
-            if t.name == ROOT_TYPE:
-                continue
-            self._parents[t.name] = t.father.name if t.father is not None else ROOT_TYPE
-        self._constants = {o.name: _type_name(o.type) for o in problem.all_objects}
-        self._predicates = {}
-        for f in problem.fluents:
-            if not f.type.is_bool_type():
-                raise DomainError(
-                    f"{source}: fluent '{f.name}' is numeric or object-valued; l3mp's world "
-                    "graph holds only boolean predicates"
-                )
-            params = tuple((p.name, _type_name(p.type)) for p in f.signature)
-            self._predicates[f.name] = Predicate(f.name, params)
-        self._actions = {
-            a.name: ActionSchema(a.name, tuple((p.name, _type_name(p.type)) for p in a.parameters))
-            for a in problem.actions
-        }
-        self._requirements = _requirements(text)
+        self._up = None
+        schema = _cached_schema(self.sha256) if use_cache else None
+        if schema is None:
+            self._up = _parse(text, source)
+            schema = _schema_of(self._up, text, source)
+            if use_cache:
+                _store_schema(self.sha256, schema)
+        self._name = schema["name"]
+        self._parents: dict[str, str | None] = dict(schema["types"])
+        self._constants: dict[str, str] = dict(schema["constants"])
+        self._predicates = {n: Predicate(n, tuple(map(tuple, ps))) for n, ps in schema["predicates"].items()}
+        self._actions = {n: ActionSchema(n, tuple(map(tuple, ps))) for n, ps in schema["actions"].items()}
+        self._requirements = frozenset(schema["requirements"])
+        self._object_declared = bool(schema["object_declared"])
 
     @classmethod
     def from_file(cls, path: str | Path) -> Domain:
@@ -122,7 +117,9 @@ class Domain:
 
     @property
     def up_problem(self):
-        """The unified-planning problem holding this domain (no objects, no init)."""
+        """The unified-planning problem holding this domain (no objects, no init); parsed on first use."""
+        if self._up is None:
+            self._up = _parse(self._text, self._source)
         return self._up
 
     @property
@@ -148,11 +145,16 @@ class Domain:
     def actions(self) -> dict[str, ActionSchema]:
         return dict(self._actions)
 
+    def reserved_names(self) -> frozenset[str]:
+        """Names no entity may take: PDDL keywords and the domain's types, predicates and actions."""
+        return PDDL_KEYWORDS | set(self._parents) | set(self._predicates) | set(self._actions)
+
     def predicate(self, name: str) -> Predicate | None:
         return self._predicates.get(name)
 
     def has_type(self, name: str) -> bool:
-        return name in self._parents
+        """True for a type entities may have: declared types (``object`` only if declared, or untyped)."""
+        return name in self._parents and (name != ROOT_TYPE or self._object_declared)
 
     def is_subtype(self, sub: str, sup: str) -> bool:
         """True when `sub` equals `sup` or descends from it."""
@@ -190,12 +192,72 @@ class Domain:
         return f"Domain({self._name!r}, {len(self._predicates)} predicates, {len(self._parents)} types)"
 
 
+def _parse(text: str, source: str):
+    from unified_planning.io import PDDLReader
+
+    try:
+        return PDDLReader().parse_problem_string(text)
+    except Exception as exc:  # unified-planning raises many unrelated types
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DomainError(f"cannot load PDDL domain {source}: {type(exc).__name__}: {first}") from exc
+
+
+def _schema_of(problem, text: str, source: str) -> dict:
+    """What l3mp needs of a parsed domain, as JSON (cached by the domain text's sha256)."""
+    types: dict[str, str | None] = {ROOT_TYPE: None}
+    for t in problem.user_types:
+        if t.name != ROOT_TYPE:
+            types[t.name] = t.father.name if t.father is not None else ROOT_TYPE
+    predicates = {}
+    for f in problem.fluents:
+        if not f.type.is_bool_type():
+            raise DomainError(
+                f"{source}: fluent '{f.name}' is numeric or object-valued; l3mp's world graph holds only "
+                "boolean predicates"
+            )
+        predicates[f.name] = [[p.name, _type_name(p.type)] for p in f.signature]
+    return {
+        "format": SCHEMA_FORMAT,
+        "object_declared": any(t.name == ROOT_TYPE for t in problem.user_types) or not problem.user_types,
+        "name": _declared_name(text) or (problem.name or "domain"),
+        "types": types,
+        "constants": {o.name: _type_name(o.type) for o in problem.all_objects},
+        "predicates": predicates,
+        "actions": {a.name: [[p.name, _type_name(p.type)] for p in a.parameters] for a in problem.actions},
+        "requirements": sorted(_requirements(text)),
+    }
+
+
+def _schema_path(sha256: str) -> Path:
+    return cache_dir() / "domains" / f"{sha256}.json"
+
+
+def _cached_schema(sha256: str) -> dict | None:
+    try:
+        data = json.loads(_schema_path(sha256).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == SCHEMA_FORMAT else None
+
+
+def _store_schema(sha256: str, schema: dict) -> None:
+    """Best effort: a read-only or full cache only costs the next process a re-parse."""
+    path = _schema_path(sha256)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(schema), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        log.debug("cannot cache the domain schema in %s: %s", path, exc)
+
+
 def _type_name(t) -> str:
     return t.name if getattr(t, "is_user_type", lambda: False)() else ROOT_TYPE
 
 
 def _declared_name(text: str) -> str | None:
-    m = re.search(r"\(\s*domain\s+([^\s)]+)\s*\)", text, re.IGNORECASE)
+    m = re.search(r"\(\s*domain\s+([^\s)]+)\s*\)", _strip_comments(text), re.IGNORECASE)
     return m.group(1).lower() if m else None
 
 

@@ -13,11 +13,13 @@ only where a caller explicitly allows it (see `fact_from_triplet`).
 
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 
 from l3mp.errors import FormatError
 
 WORLD = "@world"
+_NAME = re.compile(r"[^\s()@;\"']+")  # a name as far as the syntax goes; the verifier checks the rest
 
 Triplet = tuple[str, str, Any]
 
@@ -55,10 +57,13 @@ def fact_from_triplet(triplet: Any, *, allow_false: bool = False) -> tuple[Fact,
             f"a triplet must be a list [subject, relation, object]; got {triplet!r}"
         )
     subject, predicate, obj = triplet
-    if not isinstance(subject, str) or not subject:
-        raise FormatError(f"triplet subject must be a non-empty string; got {subject!r} in {triplet!r}")
-    if not isinstance(predicate, str) or not predicate:
-        raise FormatError(f"triplet relation must be a non-empty string; got {predicate!r} in {triplet!r}")
+    if not isinstance(subject, str) or not (subject == WORLD or _NAME.fullmatch(subject)):
+        raise FormatError(
+            f"triplet subject must be an entity name (no spaces or brackets); got {subject!r} in {triplet!r}"
+        )
+    if not isinstance(predicate, str) or not _NAME.fullmatch(predicate):
+        raise FormatError(f"triplet relation must be a predicate name (no spaces or brackets); got {predicate!r} "
+                          f"in {triplet!r}")
     predicate = predicate.lower()
     subject = subject.lower()
     if obj is True or obj is False:
@@ -71,9 +76,11 @@ def fact_from_triplet(triplet: Any, *, allow_false: bool = False) -> tuple[Fact,
         return Fact(predicate, args), bool(obj)
     if subject == WORLD:
         raise FormatError(f"{list(triplet)!r}: '{WORLD}' only takes 0-ary facts written as ['{WORLD}', p, true]")
-    if isinstance(obj, str) and obj:
+    if isinstance(obj, str) and obj.lower() in ("true", "false"):
+        raise FormatError(f"{list(triplet)!r}: write the JSON boolean {obj.lower()}, not the string \"{obj}\"")
+    if isinstance(obj, str) and _NAME.fullmatch(obj):
         return Fact(predicate, (subject, obj.lower())), True
-    if isinstance(obj, list | tuple) and len(obj) >= 2 and all(isinstance(a, str) and a for a in obj):
+    if isinstance(obj, list | tuple) and len(obj) >= 2 and all(isinstance(a, str) and _NAME.fullmatch(a) for a in obj):
         return Fact(predicate, (subject, *(a.lower() for a in obj))), True
     raise FormatError(
         f"{list(triplet)!r}: the object must be true (unary fact), an entity name (binary fact) "

@@ -63,7 +63,7 @@ def triplet_schema(domain: Domain, entities: Iterable[str]) -> dict:
     names = sorted(set(entities))
     subjects = names + ([WORLD] if any(p.arity == 0 for p in domain.predicates.values()) else [])
     entity = {"type": "string", "enum": names} if names else {"type": "string"}
-    objects = [entity, {"type": "boolean"}]
+    objects = [entity, {"type": "boolean", "enum": [True]}]
     if any(p.arity > 2 for p in domain.predicates.values()):
         objects.append({"type": "array", "items": entity})
     return {

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from l3mp.cachedir import cache_dir
 from l3mp.errors import LLMError, LLMUnavailable
 
 PROVIDERS = ("embedded", "openai", "compatible")
@@ -27,12 +28,6 @@ _FALSE = frozenset({"0", "false", "no", "off", ""})
 
 class LLMConfigError(LLMError, ValueError):
     """An LLM setting has an invalid value; the message names the setting, where it came from and what is valid."""
-
-
-def cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """Where l3mp keeps downloaded-once artefacts: ``$L3MP_CACHE_DIR`` or ``~/.cache/l3mp``."""
-    env = os.environ if env is None else env
-    return Path(env.get("L3MP_CACHE_DIR") or Path.home() / ".cache" / "l3mp").expanduser()
 
 
 @dataclass(frozen=True)

@@ -37,15 +37,14 @@ class WorldGraph:
         if name in self._g:
             self._g.nodes[name].update(type=type_, **attrs)
             return
-        self._g.add_node(name, type=type_, since=since, props=set(), **attrs)
-        self._by_entity[name] = set()
+        self._g.add_node(name, type=type_, since=since, **attrs)
 
     def remove_entity(self, name: str) -> None:
         """Remove an entity that no fact mentions any more."""
         if self._by_entity.get(name):
             raise ValueError(f"entity {name} still has facts; remove them first")
         self._g.remove_node(name)
-        del self._by_entity[name]
+        self._by_entity.pop(name, None)
 
     def has_entity(self, name: str) -> bool:
         return name in self._g
@@ -70,17 +69,17 @@ class WorldGraph:
         if fact in self._facts:
             return
         for arg in fact.args:
-            if arg not in self._by_entity:
+            if arg not in self._g:
                 raise KeyError(f"fact {fact} mentions unknown entity {arg}")
         self._facts[fact] = since
         self._by_predicate.setdefault(fact.predicate, set()).add(fact)
         for arg in set(fact.args):
-            self._by_entity[arg].add(fact)
+            self._by_entity.setdefault(arg, set()).add(fact)
         args = fact.args
         if not args:
             self._g.graph["props"].add(fact.predicate)
         elif len(args) == 1:
-            self._g.nodes[args[0]]["props"].add(fact.predicate)
+            self._g.nodes[args[0]].setdefault("props", set()).add(fact.predicate)
         elif len(args) == 2:
             self._g.add_edge(args[0], args[1], key=fact.predicate)
         else:
@@ -94,12 +93,18 @@ class WorldGraph:
         del self._facts[fact]
         self._by_predicate[fact.predicate].discard(fact)
         for arg in set(fact.args):
-            self._by_entity[arg].discard(fact)
+            facts = self._by_entity[arg]
+            facts.discard(fact)
+            if not facts:
+                del self._by_entity[arg]
         args = fact.args
         if not args:
             self._g.graph["props"].discard(fact.predicate)
         elif len(args) == 1:
-            self._g.nodes[args[0]]["props"].discard(fact.predicate)
+            node = self._g.nodes[args[0]]
+            node["props"].discard(fact.predicate)
+            if not node["props"]:
+                del node["props"]
         elif len(args) == 2:
             self._g.remove_edge(args[0], args[1], key=fact.predicate)
         else:
@@ -139,12 +144,12 @@ class WorldGraph:
     # ---- structure ------------------------------------------------------------------
     def neighborhood(self, seeds: Iterable[str], depth: int) -> set[str]:
         """Entities within `depth` fact-hops of `seeds` (incoming and outgoing)."""
-        frontier = {s for s in seeds if s in self._by_entity}
+        frontier = {s for s in seeds if s in self._g}
         seen = set(frontier)
         for _ in range(depth):
             nxt = set()
             for entity in frontier:
-                for fact in self._by_entity[entity]:
+                for fact in self._by_entity.get(entity, ()):
                     nxt.update(a for a in fact.args if a not in seen)
             seen |= nxt
             frontier = nxt
@@ -155,15 +160,12 @@ class WorldGraph:
     def facts_within(self, entities: Iterable[str]) -> set[Fact]:
         """Facts all of whose arguments are in `entities` (plus every 0-ary fact)."""
         keep = set(entities)
-        out = set(self._by_predicate_zero_ary())
+        out = {Fact(p, ()) for p in self._g.graph["props"]}
         for entity in keep:
             for fact in self._by_entity.get(entity, ()):
                 if all(a in keep for a in fact.args):
                     out.add(fact)
         return out
-
-    def _by_predicate_zero_ary(self) -> Iterator[Fact]:
-        return (f for f in self._facts if not f.args)
 
     @property
     def nx(self) -> nx.MultiDiGraph:

@@ -145,6 +145,13 @@ class _Check:
                     f"'{name}' is not a valid entity name: start with a letter, then letters, digits, _ or -",
                     entity=name,
                 )
+            elif name in self.domain.reserved_names():
+                self._fail(
+                    "bad_name",
+                    f"'{name}' cannot name an entity: it is a PDDL keyword or a type, predicate or action of domain "
+                    f"{self.domain.name}; use e.g. '{name}_1'",
+                    entity=name,
+                )
             elif not self.domain.has_type(spec.type):
                 self._fail(
                     "unknown_type",
@@ -240,21 +247,22 @@ class _Check:
 
     # ---- rules ----------------------------------------------------------------------
     def _check_rules(self, removals: list[Fact], additions: list[Fact]) -> None:
-        removed, added = set(removals), set(additions)
-        touched: dict[tuple[CardinalityRule, str], list[Fact]] = {}
-        for fact in (*removals, *additions):
+        removed = set(removals)
+        touched: dict[tuple[CardinalityRule, str], list[Fact]] = {}  # (rule, entity) -> facts it adds
+        for fact, adding in [(f, False) for f in removals] + [(f, True) for f in additions]:
             for rule in self.rules.for_predicate(fact.predicate):
                 for key in rule.keys_of(fact.predicate, fact.args):
-                    touched.setdefault((rule, key), []).append(fact)
+                    new = touched.setdefault((rule, key), [])
+                    if adding:
+                        new.append(fact)
         for name, spec in self.new_entities.items():
             for rule in self.rules.rules:
                 if rule.min > 0 and self._rule_covers_type(rule, spec.type):
                     touched.setdefault((rule, name), [])
-        for (rule, key), _ in touched.items():
+        for (rule, key), new in touched.items():
             if key in self.gone_entities or key in self.unsure:
                 continue
             kept = [f for f in self._counted(rule, key) if f not in removed]
-            new = [f for f in added if key in rule.keys_of(f.predicate, f.args)]
             self._check_bounds(rule, key, kept, new)
 
     def _check_bounds(self, rule: CardinalityRule, key: str, kept: list[Fact], new: list[Fact]) -> None:
