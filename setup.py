@@ -12,7 +12,7 @@ setup(
     description="Lifelong world-state memory and LLM + classical planning for service robots (L3M+P)",
     license="Apache-2.0",
     python_requires=">=3.10",
-    packages=find_packages(include=["l3mp", "l3mp.*"]) + ["l3mp_sim"],
+    packages=[*find_packages(include=["l3mp", "l3mp.*"]), "l3mp_sim"],
     package_dir={"l3mp_sim": "sim"},
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
@@ -21,7 +21,7 @@ setup(
         (f"share/{PACKAGE}/launch", glob("launch/*.py")),
         (f"share/{PACKAGE}/config", glob("config/*.yaml")),
     ],
-    install_requires=["networkx", "unified-planning", "PyYAML", "matplotlib", "psutil", "setuptools"],
+    install_requires=["networkx", "orjson", "unified-planning", "PyYAML", "matplotlib", "psutil", "setuptools"],
     zip_safe=True,
     maintainer="l3mp developers",
     maintainer_email="l3mp@example.org",

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from l3mp.cli_nl import add_update_parser
 from l3mp.domain import Domain, Fact, RuleSet
 from l3mp.domain.paths import DEFAULT_DOMAIN, domain_path
 from l3mp.domain.triplets import WORLD, fact_to_triplet
@@ -160,6 +161,8 @@ def build_parser() -> Parser:
     p.add_argument("out", metavar="OUT.png|OUT.svg")
     _selection_options(p)
     p.add_argument("--max-nodes", type=int, default=150, metavar="N", help="refuse to draw more (default 150)")
+
+    add_update_parser(command)
 
     p = command("bench", cmd_bench, "run benchmark suites and write their results as JSON")
     p.add_argument("suites", nargs="*", metavar="SUITE", help="default: every suite")

@@ -74,6 +74,8 @@ from itertools import islice
 from pathlib import Path
 from typing import BinaryIO, overload
 
+import orjson
+
 from l3mp.errors import StoreError
 from l3mp.world.record import ChangeRecord
 
@@ -81,7 +83,7 @@ SNAPSHOT_FORMAT = "l3mp.snapshot/1"
 _SEGMENT_RE = re.compile(r"journal-(\d{12})\.log")
 _SNAPSHOT_RE = re.compile(r"snapshot-(\d{12})\.json")
 _encode = json.JSONEncoder(separators=(",", ":")).encode
-_parse_json = json.JSONDecoder().raw_decode
+_parse_json = orjson.loads  # ~2x the stdlib's speed: JSON decoding is the largest part of recovery
 
 
 @dataclass
@@ -688,7 +690,7 @@ def _decode_line(line: bytes, path: Path, seq: int) -> dict:
             f"record {seq} in {path} changed on disk after the store was opened; reopen the store"
         )
     try:
-        data = _parse_json(payload.decode())[0]
+        data = _parse_json(payload)
     except ValueError:
         data = None
     if data.__class__ is not dict or data.get("seq") != seq or data.get("time").__class__ not in (float, int):
