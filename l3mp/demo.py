@@ -15,7 +15,7 @@ from typing import TextIO
 from l3mp import cli
 from l3mp.domain import Domain, Fact, RuleSet
 from l3mp.domain.paths import domain_path
-from l3mp.errors import DeltaRejected, L3mpError
+from l3mp.errors import L3mpError
 from l3mp.render import render_graph
 from l3mp.world.delta import Delta
 from l3mp.world.graph import WorldGraph
@@ -23,7 +23,6 @@ from l3mp.world.model import Observation, WorldModel
 
 DEFAULT_SEED = 7
 ROBOT = "the_robot"
-NL_NOTE = "[delta proposed by hand; the LLM update loop arrives with the NL-updates issue]"
 PLAN_NOTE = "(planning arrives with the planning issue)"
 RULE = "=" * 100
 
@@ -173,42 +172,45 @@ def perceive(s: Session) -> None:
 
 # ---- 3. natural language --------------------------------------------------------------------
 def nl_updates(s: Session) -> None:
+    """Sentences through the LLM (search-based retrieval, verification with re-prompting: L3M+P)."""
     c, g = s.roles, s.graph
-    s.section("Natural-language updates, verified before they touch the graph")
-    s.say(NL_NOTE)
-    s.say('the first sentence is the paper\'s example ("Jessica turned off the overhead light in the laundry room"), '
-          "told of this house")
-    sink_sentence = f"Someone put the red mug in the {_label(g, c.sink).split(' in ')[0]} and turned on the tap."
-    proposals = (
-        ("valid", f"{_label(g, c.person)} turned off the {_label(g, c.light)}.",
-         {"remove": [[c.light, "light_on", True]]}),
-        ("invalid: wrong predicate, hallucinated entity", sink_sentence,
-         {"remove": [[c.mug, "on", c.table]], "add": [[c.mug, "in", c.sink], ["kitchen_tap", "faucet_on", True]]}),
-        ("corrected after re-prompting with the verifier's messages", sink_sentence,
-         {"remove": [[c.mug, "on", c.table]], "add": [[c.mug, "on", c.sink], [c.faucet, "faucet_on", True]]}),
-    )
-    for i, (kind, sentence, proposal) in enumerate(proposals, start=1):
-        s.say()
-        s.say(f'"{sentence}"')
-        s.say(f"    proposed delta ({kind}): {json.dumps(proposal)}")
-        _propose(s, Delta.from_json(proposal), sentence, f"utterance-{i}", valid=not kind.startswith("invalid"))
+    s.section("Natural-language updates through the LLM, verified before they touch the graph")
+    s.say("a delta as a weak LLM might propose it (wrong predicate, hallucinated entity) meets the verifier:")
+    sink = _label(g, c.sink).split(" in ")[0]
+    bad = {"remove": [[c.mug, "on", c.table]], "add": [[c.mug, "in", c.sink], ["kitchen_tap", "faucet_on", True]]}
+    s.say(f"    {json.dumps(bad)}")
+    verdict = s.world.verify(Delta.from_json(bad), source="nl")
+    _expect(not verdict.ok, "the hallucinated delta passed verification")
+    for violation in verdict.violations:
+        s.say(f"    - {violation.message}")
+    s.say("these messages are what the update loop sends back to the LLM when it errs.")
+    sentences = (f"{_label(g, c.person)} turned off the {_label(g, c.light)}.",
+                 f"Someone put the red mug in the {sink} and turned on the tap.")
+    from l3mp.cli_nl import result_lines
+    from l3mp.llm.factory import make_llm
+    from l3mp.llm.settings import LLMSettings
+    from l3mp.retrieval import make_retriever
+    from l3mp.updates import NLUpdater
 
-
-def _propose(s: Session, delta: Delta, sentence: str, ref: str, *, valid: bool) -> None:
-    before = s.graph.to_json()
+    settings = LLMSettings.from_sources()
+    s.say(f"\nLLM: {settings.name} (set L3MP_LLM_PROVIDER / L3MP_LLM_BASE_URL / L3MP_LLM_MODEL for another one); "
+          "starting it can take a minute the first time")
+    llm = make_llm(settings)
     try:
-        record = s.world.apply(delta, source="nl", input=sentence, ref=ref)
-    except DeltaRejected as exc:
-        _expect(not valid, f"a valid update was rejected: {exc}")
-        _expect(s.graph.to_json() == before, "a rejected update changed the graph")
-        s.say(f"    rejected, {len(exc.violations)} problem(s); the graph is unchanged:")
-        for violation in exc.violations:
-            s.say(f"    - {violation.message}")
-        return
-    _expect(valid, "an invalid update was accepted")
-    _expect(record is not None, f"the update '{sentence}' changed nothing")
-    s.say("    accepted:")
-    s.say(cli.format_record(record))
+        updater = NLUpdater(s.world, llm, make_retriever("search", llm=llm, domain=s.domain), verify=True)
+        for i, sentence in enumerate(sentences, start=1):
+            s.say()
+            s.command(f'update "{sentence}"')
+            before = s.graph.to_json()
+            result = updater.update(sentence, ref=f"utterance-{i}")
+            for line in result_lines(result):
+                s.say(line)
+            if result.accepted:
+                _expect(not s.world.verifier.check_state(s.graph), "an accepted update broke the domain's rules")
+            else:
+                _expect(s.graph.to_json() == before, "a failed update changed the graph")
+    finally:
+        llm.close()
 
 
 # ---- 4. a task ------------------------------------------------------------------------------
@@ -217,6 +219,9 @@ def run_task(s: Session) -> None:
     s.section("A task, executed as plan-sourced deltas")
     s.say(f'task: "Bring the red mug to {_label(g, c.person)}."')
     s.say(f"{PLAN_NOTE}; a hand-given plan instead, each step's effects verified and written back:")
+    if not any(f.args[0] == c.mug for f in g.facts(predicate="on", entity=c.mug)):
+        s.say("(the red mug is not on a surface after the updates above; the hand-given plan covers only that case)")
+        return
     steps = plan_steps(g, c)
     for i, (action, delta) in enumerate(steps, start=1):
         s.say(f"step {i}/{len(steps)}: {action}")
@@ -227,12 +232,18 @@ def run_task(s: Session) -> None:
 
 
 def plan_steps(graph: WorldGraph, c: Cast) -> list[tuple[str, dict]]:
-    """The plan (action, delta of its effects): to the kitchen if needed, pick the mug, walk over, give it."""
+    """The plan (action, delta of its effects): to the mug's room if needed, pick the mug from the surface it
+    is on now (wherever the updates before left it), walk over, give it."""
     start = _first((f.args[1] for f in graph.facts(predicate="in_room", entity=ROBOT)), "the robot's room")
-    steps = [_move(start, c.kitchen)] if start != c.kitchen else []
-    steps.append((f"(pick_from_surface {ROBOT} {c.mug} {c.sink} {c.kitchen})",
-                  {"remove": [[c.mug, "on", c.sink], [ROBOT, "hand_empty", True]], "add": [[ROBOT, "holding", c.mug]]}))
-    steps.append(_move(c.kitchen, c.person_to))
+    surface = _first((f.args[1] for f in graph.facts(predicate="on", entity=c.mug) if f.args[0] == c.mug),
+                     "the surface the red mug is on")
+    room = _first((f.args[1] for f in graph.facts(predicate="in_room", entity=surface)), "the room of that surface")
+    steps = [_move(start, room)] if start != room else []
+    steps.append((f"(pick_from_surface {ROBOT} {c.mug} {surface} {room})",
+                  {"remove": [[c.mug, "on", surface], [ROBOT, "hand_empty", True]],
+                   "add": [[ROBOT, "holding", c.mug]]}))
+    if room != c.person_to:
+        steps.append(_move(room, c.person_to))
     steps.append((f"(give {ROBOT} {c.mug} {c.person} {c.person_to})",
                   {"remove": [[ROBOT, "holding", c.mug]],
                    "add": [[ROBOT, "hand_empty", True], [c.person, "has", c.mug]]}))

@@ -52,6 +52,8 @@ that stop being true ("remove") and the facts that become true ("add").
 Rules:
 - Use only the predicates below, with arguments of the stated types, and only entities from the list.
 - Remove only facts that are in the memory. A fact that stays true is neither removed nor added.
+- Facts are only ever true: something that stops (a light switched off, a door closed, a dish washed) \
+is the removal of the true fact, e.g. remove ["lamp_1", "light_on", true]. Never add and remove the same fact.
 - Keep the memory consistent: when something moves, remove its old place and add its new one; \
 an item is in exactly one place.
 - Several events in one sentence: record all of them. A partial event (some details unknown): \

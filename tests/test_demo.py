@@ -16,9 +16,12 @@ HEADERS = ("1. A generated house", "2. Perception", "3. Natural-language updates
            "5. What changed", "6. Restart", "7. A picture")
 
 
+WITHOUT_LLM = tuple(step for step in demo.STEPS if step is not demo.nl_updates)
+
+
 @pytest.fixture(scope="module")
 def session(tmp_path_factory):
-    """One full run of `l3mp demo --dir DIR` (the console command), with its output."""
+    """One full run of `l3mp demo --dir DIR` (the console command, with the embedded LLM), with its output."""
     directory = tmp_path_factory.mktemp("demo")
     out = io.StringIO()
     with pytest.MonkeyPatch.context() as patch:
@@ -27,6 +30,7 @@ def session(tmp_path_factory):
     return code, out.getvalue(), directory
 
 
+@pytest.mark.slow
 def test_the_main_job_runs_to_completion(session):
     code, out, directory = session
     assert code == 0
@@ -36,23 +40,29 @@ def test_the_main_job_runs_to_completion(session):
     assert f"the store and the picture are in {directory}" in out
 
 
-def test_the_main_job_labels_what_is_not_there_yet(session):
+@pytest.mark.slow
+def test_the_main_job_says_which_llm_and_what_is_not_there_yet(session):
     _, out, _ = session
-    assert demo.NL_NOTE in out and demo.PLAN_NOTE in out
+    assert "LLM: embedded:qwen2.5-coder-1.5b-instruct-q4_k_m" in out and demo.PLAN_NOTE in out
+    assert out.count("variant R^S_V") == 2 and out.count("tokens: ") == 2
 
 
-def test_the_invalid_nl_update_is_rejected_with_the_verifiers_messages(session):
+@pytest.mark.slow
+def test_a_hallucinated_delta_meets_the_verifiers_messages(session):
     _, out, _ = session
-    assert "rejected, 2 problem(s); the graph is unchanged" in out
     assert "unknown predicate 'in'" in out and "unknown entity 'kitchen_tap'" in out
 
 
+@pytest.mark.slow
 def test_the_store_left_behind_holds_the_whole_session(session):
     _, out, directory = session
     with WorldModel.open(household(), directory / "world", rules=household_rules(), read_only=True) as model:
-        sources = [model.store.record(seq).source for seq in range(1, model.last_seq + 1)]
+        records = [model.store.record(seq) for seq in range(1, model.last_seq + 1)]
+        sources = [r.source for r in records]
         assert sources[0] == "import" and sources[1:3] == ["perception", "perception"]
-        assert sources.count("nl") == 2 and sources[-1] == "plan"
+        nl = [r for r in records if r.source == "nl"]
+        assert len(nl) <= 2 and all(r.ref in ("utterance-1", "utterance-2") for r in nl)
+        assert sources[-1] == "plan" or "the hand-given plan covers only that case" in out
         assert model.verifier.check_state(model.graph) == []
         assert "identical to the graph before the restart" in out
         assert model.graph.has_entity("red_mug")
@@ -61,7 +71,7 @@ def test_the_store_left_behind_holds_the_whole_session(session):
 @pytest.mark.parametrize("seed", [1, 2, 11])
 def test_the_story_fits_other_houses(seed):
     out = io.StringIO()
-    assert demo.main_job(seed=seed, fsync=False, steps=demo.STEPS[:-1], out=out) == 0, out.getvalue()
+    assert demo.main_job(seed=seed, fsync=False, steps=WITHOUT_LLM[:-1], out=out) == 0, out.getvalue()
 
 
 def test_a_temporary_directory_is_removed_unless_kept(tmp_path, monkeypatch):

@@ -1,0 +1,214 @@
+"""Plan execution: run each step in a world, write its effects back to the world model, replan on failure."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import unified_planning.model as upm
+from unified_planning.plans import ActionInstance
+from unified_planning.shortcuts import SequentialSimulator
+
+from l3mp.domain.pddl_domain import Domain
+from l3mp.domain.triplets import Fact
+from l3mp.errors import DeltaRejected, ProblemError
+from l3mp.planning.problem import action_instance, build_problem
+from l3mp.planning.validate import failing_literals
+from l3mp.world.delta import Delta
+from l3mp.world.graph import WorldGraph
+from l3mp.world.model import WorldModel
+
+Replanner = Callable[[], Sequence[str] | None]
+"""Makes a new plan from the world model's current state; None when there is none."""
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """How executing one action in the world went."""
+
+    ok: bool
+    message: str = ""
+
+
+class Executor(Protocol):
+    """A world that runs ground actions: the simulator, AI2-THOR, a ROS robot."""
+
+    def execute(self, action: str) -> StepOutcome: ...
+
+
+class ActionEffects:
+    """What a ground action such as ``(move the_robot kitchen_1 hall_1)`` needs and does in a world graph,
+    by unified-planning's sequential simulator (conditional and universal effects included)."""
+
+    def __init__(self, domain: Domain) -> None:
+        self._domain = domain
+        self._global = {a.name for a in domain.up_problem.actions if _quantified(a)}
+
+    def unsatisfied(self, graph: WorldGraph, action: str) -> list[str]:
+        """The action's preconditions that are false in `graph`, as ground PDDL literals ([] if applicable).
+
+        Raises ProblemError for an unknown action or object, or a wrong argument.
+        """
+        problem, step = self._ground(graph, action)
+        with SequentialSimulator(problem=problem) as simulator:
+            state = simulator.get_initial_state()
+            conditions, reason = simulator.get_unsatisfied_conditions(state, step)
+            if not conditions and reason is not None:
+                return [f"{action} cannot be applied ({reason.name.lower()})"]
+            return failing_literals(problem, state, conditions)
+
+    def delta(self, graph: WorldGraph, action: str) -> Delta:
+        """The facts the action removes and adds when applied in `graph` (ProblemError if inapplicable)."""
+        problem, step = self._ground(graph, action)
+        with SequentialSimulator(problem=problem) as simulator:
+            before = simulator.get_initial_state()
+            after = simulator.apply(before, step)
+        if after is None:
+            raise ProblemError(f"{action} is not applicable: {', '.join(self.unsatisfied(graph, action))}")
+        remove, add = [], []
+        for atom in problem.initial_values:
+            was, now = before.get_value(atom).bool_constant_value(), after.get_value(atom).bool_constant_value()
+            if was != now:
+                (add if now else remove).append(Fact(atom.fluent().name, tuple(a.object().name for a in atom.args)))
+        return Delta(remove=tuple(sorted(remove)), add=tuple(sorted(add)))
+
+    def _ground(self, graph: WorldGraph, action: str) -> tuple[upm.Problem, ActionInstance]:
+        """A problem holding just what the action can touch (its arguments and the constants; every
+        entity for an action with quantifiers), and the action in it."""
+        words = action.strip().strip("()").lower().split()
+        scope = None if words and words[0] in self._global else [w for w in words[1:] if graph.has_entity(w)]
+        problem = build_problem(self._domain, graph, entities=scope, goal="(and)", name="step")
+        return problem, action_instance(problem, action)
+
+
+def _quantified(action: upm.Action) -> bool:
+    """True when the action's conditions or effects quantify over objects (so it may touch any of them)."""
+    conditions = [*action.preconditions, *(e.condition for e in action.effects)]
+    return any(e.is_forall() for e in action.effects) or any(
+        node.is_forall() or node.is_exists() for c in conditions for node in _nodes(c)
+    )
+
+
+def _nodes(exp: upm.FNode) -> list[upm.FNode]:
+    out, todo = [], [exp]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        todo.extend(node.args)
+    return out
+
+
+class GraphExecutor:
+    """A simulated world for tests and the text simulator: each action is checked against a separate
+    ground-truth WorldGraph and, if its preconditions hold there, applied to it."""
+
+    def __init__(self, domain: Domain, truth: WorldGraph) -> None:
+        self.truth = truth
+        self._effects = ActionEffects(domain)
+
+    def execute(self, action: str) -> StepOutcome:
+        try:
+            false = self._effects.unsatisfied(self.truth, action)
+        except ProblemError as exc:
+            return StepOutcome(False, str(exc))
+        if false:
+            return StepOutcome(False, f"{action} failed in the world: {', '.join(false)} false there")
+        delta = self._effects.delta(self.truth, action)
+        for fact in delta.remove:
+            self.truth.remove_fact(fact)
+        for fact in delta.add:
+            self.truth.add_fact(fact)
+        return StepOutcome(True, f"{action} done")
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One attempted step: the action, whether it ran, and the world-model record of its effects."""
+
+    action: str
+    ok: bool
+    message: str
+    record_seq: int | None = None
+
+
+@dataclass
+class ExecutionReport:
+    """How a plan's execution went: `status` is ``completed`` (every step of the last plan ran) or ``failed``."""
+
+    status: str
+    steps: list[StepRecord] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    replans: int = 0
+    message: str = ""
+
+    @property
+    def steps_done(self) -> int:
+        return sum(1 for s in self.steps if s.ok)
+
+
+def run_plan(
+    world: WorldModel,
+    executor: Executor,
+    plan_actions: Sequence[str],
+    *,
+    task_ref: str | None = None,
+    replan: Replanner | None = None,
+    max_replans: int = 3,
+) -> ExecutionReport:
+    """Execute a plan step by step, keeping the world model in step with the world.
+
+    Before each step its preconditions are checked in the world model (an external update may
+    have changed it); the step then runs in `executor`; on success its effects are written to
+    the model as one ``source="plan"`` record (input: the action, ref: `task_ref`). A failed
+    step, or one whose preconditions no longer hold, calls `replan` (at most `max_replans`
+    times) and execution continues with the new plan.
+    """
+    effects = ActionEffects(world.domain)
+    report = ExecutionReport("failed")
+    pending = list(plan_actions)
+    while pending:
+        action = pending[0]
+        failure = _blocked(effects, world.graph, action) or _step(world, effects, executor, action, task_ref, report)
+        if failure is None:
+            pending.pop(0)
+            continue
+        report.failures.append(failure)
+        if replan is None or report.replans >= max_replans:
+            report.message = f"stopped: {failure}" + ("" if replan is None else f" (after {report.replans} replans)")
+            return report
+        report.replans += 1
+        new_plan = replan()
+        if new_plan is None:
+            report.message = f"stopped: {failure}; replanning found no plan"
+            return report
+        pending = list(new_plan)
+    report.status = "completed"
+    report.message = f"completed: {report.steps_done} step(s), {report.replans} replan(s)"
+    return report
+
+
+def _blocked(effects: ActionEffects, graph: WorldGraph, action: str) -> str | None:
+    """Why the world model says the action cannot run now (None if it can)."""
+    try:
+        false = effects.unsatisfied(graph, action)
+    except ProblemError as exc:
+        return f"{action} cannot run in the world model's state: {exc}"
+    return f"{action}: {', '.join(false)} no longer true in the world model" if false else None
+
+
+def _step(
+    world: WorldModel, effects: ActionEffects, executor: Executor, action: str, ref: str | None, report: ExecutionReport
+) -> str | None:
+    """Run the action in the world and write its effects back; the failure reason, or None."""
+    outcome = executor.execute(action)
+    if not outcome.ok:
+        report.steps.append(StepRecord(action, False, outcome.message))
+        return f"{action} failed: {outcome.message}"
+    try:
+        record = world.apply(effects.delta(world.graph, action), source="plan", input=action, ref=ref)
+    except (DeltaRejected, ProblemError) as exc:
+        report.steps.append(StepRecord(action, True, f"done, but its effects were not recorded: {exc}"))
+        return f"{action} ran, but the world model rejected its effects: {exc}"
+    report.steps.append(StepRecord(action, True, outcome.message, record.seq if record is not None else None))
+    return None

@@ -1,0 +1,182 @@
+"""Tests of the LAPKT engine for unified-planning: real PDDL problems, goal forms LAPKT mishandles, statuses, limits."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from unified_planning.engines import PlanGenerationResultStatus as Status
+from unified_planning.io import PDDLReader
+from unified_planning.shortcuts import GE, Fluent, IntType, OneshotPlanner, get_environment
+
+from l3mp.planning import register_engines
+from l3mp.planning.engines import lapkt
+from l3mp.planning.engines.lapkt import LAPKTPlanner
+from tests.planning.planning_support import FEATURES, assert_valid, pddlgym_problem
+
+
+def features_problem(goal: str):
+    return PDDLReader().parse_problem_string(FEATURES, f"""(define (problem p) (:domain feat)
+ (:objects l1 l2 l3 - loc b1 b2 b3 - ball)
+ (:init (robot-at l1) (at b1 l1) (at b2 l2) (at b3 l3))
+ (:goal {goal}))""")
+
+
+def solve(problem, timeout: float = 30, **params):
+    with OneshotPlanner(name="lapkt", params=params) as planner:
+        return planner.solve(problem, timeout=timeout)
+
+
+def test_importing_l3mp_planning_registers_lapkt_once():
+    register_engines()
+    factory = get_environment().factory
+    assert factory.engines.count("lapkt") == 1
+    assert factory.engine("lapkt") is LAPKTPlanner
+
+
+@pytest.mark.parametrize("name", ["gripper", "manylogistics", "manyferry", "newspapers", "searchandrescue_level1"])
+def test_lapkt_solves_the_first_problem_of_real_pddlgym_domains(name):
+    problem = pddlgym_problem(name)
+    result = solve(problem)
+    assert result.status == Status.SOLVED_SATISFICING, result.log_messages
+    assert result.engine_name == "lapkt"
+    assert_valid(problem, result.plan)
+
+
+def test_lapkt_solves_a_larger_pddlgym_problem():
+    problem = pddlgym_problem("gripper", index=-1)
+    assert len(problem.all_objects) >= 20
+    result = solve(problem)
+    assert result.status == Status.SOLVED_SATISFICING
+    assert len(result.plan.actions) >= 20
+    assert_valid(problem, result.plan)
+
+
+@pytest.mark.parametrize("goal", [
+    # LAPKT's own front end drops these quantified goals (it reports the goal as already achieved)
+    "(forall (?b - ball) (painted ?b))",
+    "(and (painted b2) (not (exists (?l - loc) (and (lit ?l) (not (robot-at ?l))))))",
+    "(and (exists (?l - loc) (and (lit ?l) (not (= ?l l1)))) (painted b1))",
+    # ... and mishandles these (no plan, or an invalid one, or a crash)
+    "(and (or (painted b1) (painted b2)) (or (lit l3) (lit l2)))",
+    "(and (imply (robot-at l1) (painted b3)) (painted b1))",
+    "(and (not (and (robot-at l1) (robot-at l2))) (painted b3) (lit l2))",
+    # conditional and universal effects, equality and quantified preconditions
+    "(and (painted b2) (done))",
+])
+def test_goals_lapkt_cannot_read_are_compiled_and_the_plans_are_valid(goal):
+    problem = features_problem(goal)
+    result = solve(problem)
+    assert result.status == Status.SOLVED_SATISFICING, result.log_messages
+    assert result.plan.actions, "none of these goals holds initially"
+    assert_valid(problem, result.plan)
+
+
+@pytest.mark.parametrize("option, planner", [
+    ("siw-then-bfsf", "SIW_PLUS_BFS_F_Planner"), ("siw", "SIW_Planner"), ("bfsf", "BFS_f_Planner"),
+    ("BFS_f_Planner", "BFS_f_Planner"),
+])
+def test_the_planner_option_selects_the_lapkt_planner(option, planner):
+    assert LAPKTPlanner(planner=option).planner == planner
+    problem = features_problem("(and (painted b3) (lit l2))")
+    result = solve(problem, planner=option)
+    assert result.status == Status.SOLVED_SATISFICING
+    assert_valid(problem, result.plan)
+
+
+def test_an_unknown_planner_option_is_refused_with_the_choices():
+    with pytest.raises(ValueError, match="siw-then-bfsf, siw, bfsf"):
+        LAPKTPlanner(planner="astar")
+
+
+def test_a_goal_true_in_the_initial_state_gives_the_empty_plan():
+    result = solve(features_problem("(and (robot-at l1) (at b1 l1))"))
+    assert result.status == Status.SOLVED_SATISFICING
+    assert list(result.plan.actions) == []
+
+
+def test_a_relaxed_unreachable_goal_is_proven_unsolvable_by_every_planner():
+    problem = features_problem("(at b1 l2)")  # no action moves balls
+    for option in ("siw-then-bfsf", "siw", "bfsf"):
+        assert solve(problem, planner=option).status == Status.UNSOLVABLE_PROVEN
+
+
+def test_no_plan_after_exhaustive_search_is_proven_only_for_complete_planners():
+    problem = features_problem("(and (robot-at l1) (robot-at l2))")  # reachable one by one, never both
+    assert solve(problem, planner="siw").status == Status.UNSOLVABLE_INCOMPLETELY
+    assert solve(problem, planner="bfsf").status == Status.UNSOLVABLE_PROVEN
+    assert solve(problem, planner="siw-then-bfsf").status == Status.UNSOLVABLE_PROVEN
+
+
+def test_numeric_problems_are_declared_unsupported():
+    problem = features_problem("(painted b1)")
+    battery = Fluent("battery", IntType())
+    problem.add_fluent(battery, default_initial_value=0)
+    problem.add_goal(GE(battery, 1))
+    assert not LAPKTPlanner.supports(problem.kind)
+    with pytest.warns(UserWarning, match="cannot establish whether lapkt can solve"):
+        result = solve(problem)
+    assert result.status == Status.UNSUPPORTED_PROBLEM
+    assert "INT_FLUENTS" in result.log_messages[0].message
+
+
+class SpawningPlanner(LAPKTPlanner):
+    """Runs, instead of LAPKT, a process that starts a long-lived child (as LAPKT starts gringo) and waits."""
+
+    def _get_cmd(self, domain_filename: str, problem_filename: str, plan_filename: str) -> list[str]:
+        child = "import time; time.sleep(60)"
+        return [sys.executable, "-c", f"import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', "
+                f"{child!r}]); time.sleep(60)"]
+
+
+def test_the_timeout_kills_the_planners_whole_process_group(monkeypatch):
+    started = []
+    popen = lapkt.subprocess.Popen
+
+    def recording_popen(*args, **kwargs):
+        started.append(popen(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(lapkt.subprocess, "Popen", recording_popen)
+    begin = time.monotonic()
+    result = SpawningPlanner().solve(features_problem("(painted b2)"), timeout=1.0)
+    assert time.monotonic() - begin < 3
+    assert (result.status, result.plan) == (Status.TIMEOUT, None)
+    (proc,) = started
+    assert proc.returncode is not None  # reaped
+    time.sleep(0.1)
+    assert live_processes_in_group(proc.pid) == []  # the child too (zombies reparented to init aside)
+
+
+def test_a_tiny_timeout_on_a_big_problem_returns_timeout_quickly():
+    begin = time.monotonic()
+    result = solve(pddlgym_problem("manylogistics", index=-1), timeout=0.2)
+    assert time.monotonic() - begin < 3
+    assert (result.status, result.plan) == (Status.TIMEOUT, None)
+
+
+def live_processes_in_group(pgid: int) -> list[str]:
+    """The pids of the processes of a process group that are not zombies (Linux /proc)."""
+    live = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, _, group = stat.read_text().rsplit(")", 1)[1].split()[:3]
+        except OSError:
+            continue  # the process ended meanwhile
+        if int(group) == pgid and state != "Z":
+            live.append(stat.parent.name)
+    return live
+
+
+def test_a_memory_limit_turns_into_memout():
+    problem = features_problem("(forall (?b - ball) (painted ?b))")
+    result = solve(problem, memory_limit_mb=20)
+    assert result.status == Status.MEMOUT
+
+
+def test_lapkt_writes_nothing_to_the_working_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert solve(features_problem("(painted b2)")).status == Status.SOLVED_SATISFICING
+    assert list(tmp_path.iterdir()) == []
