@@ -18,6 +18,7 @@ from functools import cached_property
 from pathlib import Path
 
 from l3mp.cli_nl import add_update_parser
+from l3mp.cli_plan import add_plan_parser
 from l3mp.domain import Domain, Fact, RuleSet
 from l3mp.domain.paths import DEFAULT_DOMAIN, domain_path
 from l3mp.domain.triplets import WORLD, fact_to_triplet
@@ -163,6 +164,7 @@ def build_parser() -> Parser:
     p.add_argument("--max-nodes", type=int, default=150, metavar="N", help="refuse to draw more (default 150)")
 
     add_update_parser(command)
+    add_plan_parser(command)
 
     p = command("bench", cmd_bench, "run benchmark suites and write their results as JSON")
     p.add_argument("suites", nargs="*", metavar="SUITE", help="default: every suite")

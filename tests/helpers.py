@@ -211,12 +211,15 @@ def plausible_deltas(draw, graph: WorldGraph) -> Delta:
     kind = draw(st.sampled_from(["item", "room", "pick", "place"]))
     if kind == "room":
         thing = draw(st.sampled_from(entities_of(graph, "locatable")))
-        old = tuple(f for f in graph.facts_of(thing) if f.predicate == "in_room" and f.args[0] == thing)
+        old = tuple(sorted(f for f in graph.facts_of(thing) if f.predicate == "in_room" and f.args[0] == thing))
         return Delta(remove=old, add=(F("in_room", thing, draw(st.sampled_from(entities_of(graph, "room")))),))
     items = entities_of(graph, "item")
     item = draw(st.sampled_from(items))
     placed = {"on": 0, "inside": 0, "has": 1, "holding": 1}  # where the item is in each place fact
-    old = tuple(f for f in graph.facts_of(item) if f.predicate in placed and f.args[placed[f.predicate]] == item)
+    # facts_of is a frozenset: sort, so the delta does not depend on hash/insertion order
+    old = tuple(
+        sorted(f for f in graph.facts_of(item) if f.predicate in placed and f.args[placed[f.predicate]] == item)
+    )
     if kind == "pick":
         return Delta(remove=(*old, F("hand_empty", ROBOT)), add=(F("holding", ROBOT, item),))
     pred, type_ = draw(st.sampled_from([("on", "surface"), ("inside", "container"), ("has", "person")]))

@@ -70,7 +70,7 @@ json_values = st.recursive(
 )
 
 # values a near-valid document is most likely to get wrong
-INTERESTING = [
+INTERESTING = (
     True,
     False,
     None,
@@ -86,7 +86,12 @@ INTERESTING = [
     ["x"],
     {"type": "dish"},
     "Bad Name",
-]
+)
+# `mutated` edits the document it builds in place, so every drawn value must be a fresh object:
+# sampling the shared lists/dicts above directly let one example mutate them (even make them contain
+# themselves), so the next example - or hypothesis' replay of the same one - drew something else
+# (FlakyStrategyDefinition, RecursionError, failures that would not reproduce).
+interesting = st.sampled_from(INTERESTING).map(copy.deepcopy)
 
 VALID_DELTAS = [
     {"remove": [["book1", "on", "table1"]], "add": [["book1", "on", "shelf1"], ["lamp2", "light_on", True]]},
@@ -143,7 +148,7 @@ def mutated(draw, bases: list[dict]):
         op = draw(st.sampled_from(["replace", "replace", "delete", "wrap", "insert", "upper", "truncate"]))
         value = get(doc, path)
         if op == "replace":
-            new = draw(st.one_of(json_values, st.sampled_from(INTERESTING)))
+            new = draw(st.one_of(json_values, interesting))
         elif op == "wrap":
             new = [value]
         elif op == "upper":

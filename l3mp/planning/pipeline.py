@@ -1,0 +1,187 @@
+"""Planning a task in natural language (the paper's Algorithm 4), with validation in the full state and expansion."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+import unified_planning.model as upm
+from unified_planning.io import PDDLWriter
+
+from l3mp.errors import LLMError, ProblemError
+from l3mp.llm.types import LLM, TokenLedger
+from l3mp.planning.goal import GoalAttempt, GoalGenerator, context_entities, parse_goal
+from l3mp.planning.planner import PlanOutcome, plan
+from l3mp.planning.problem import build_problem
+from l3mp.planning.validate import Validation, validate_plan
+from l3mp.retrieval.base import Retrieved, Retriever
+from l3mp.world.graph import WorldGraph
+from l3mp.world.model import WorldModel
+
+STATUSES = ("solved", "unsolvable", "timeout", "invalid_goal", "error")
+_NAME = re.compile(r"[^\s()]+")
+
+
+@dataclass
+class PlanResult:
+    """The outcome of planning one task; `status` is one of STATUSES, `reason` says why when it is not solved.
+
+    A solved task's plan is valid when `validation.valid` (checked against the full graph).
+    """
+
+    task: str
+    status: str
+    goal: str | None = None
+    problem_pddl: str = ""
+    plan: list[str] = field(default_factory=list)
+    planner_seconds: float = 0.0
+    retrieval_seconds: float = 0.0
+    validation: Validation | None = None
+    expansions: int = 0
+    context_entities: int = 0
+    ledger: TokenLedger = field(default_factory=TokenLedger)
+    goal_attempts: tuple[GoalAttempt, ...] = ()
+    reason: str = ""
+    engine: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """Solved, and the plan is valid in the full state."""
+        return self.status == "solved" and self.validation is not None and self.validation.valid
+
+    def to_json(self) -> dict:
+        v = self.validation
+        return {
+            "task": self.task,
+            "status": self.status,
+            "ok": self.ok,
+            "reason": self.reason,
+            "goal": self.goal,
+            "problem_pddl": self.problem_pddl,
+            "plan": self.plan,
+            "engine": self.engine,
+            "planner_seconds": round(self.planner_seconds, 3),
+            "retrieval_seconds": round(self.retrieval_seconds, 3),
+            "validation": None if v is None else {"valid": v.valid, "failed_step": v.failed_step,
+                                                  "failed_action": v.failed_action, "unsatisfied": v.unsatisfied,
+                                                  "message": v.message},
+            "expansions": self.expansions,
+            "context_entities": self.context_entities,
+            "goal_attempts": [a.__dict__ for a in self.goal_attempts],
+            "tokens": self.ledger.to_json(),
+        }
+
+
+class TaskPlanner:
+    """retrieve -> goal (LLM, or given) -> problem over the retrieved context -> plan -> validate in the full
+    state; an invalid plan or no plan widens the context (at most `max_expansions` times) and plans again."""
+
+    def __init__(
+        self,
+        world: WorldModel,
+        llm: LLM | None,
+        retriever: Retriever,
+        *,
+        planner: str = "lapkt",
+        timeout_s: float = 60,
+        max_expansions: int = 2,
+        goal_attempts: int = 3,
+    ) -> None:
+        if max_expansions < 0:
+            raise ValueError("max_expansions must be >= 0")
+        self.world = world
+        self.llm = llm
+        self.retriever = retriever
+        self.planner = planner
+        self.timeout_s = timeout_s
+        self.max_expansions = max_expansions
+        self.goal_attempts = goal_attempts
+
+    def plan(self, task: str, *, goal: str | None = None) -> PlanResult:
+        """Plan `task`; with `goal` (PDDL) given, no LLM is asked for the goal. Never raises for task failures."""
+        result = PlanResult(task, "error")
+        graph = self.world.graph
+        started = time.perf_counter()
+        try:
+            retrieved = self.retriever.retrieve(task, graph, ledger=result.ledger)
+        except LLMError as exc:
+            result.reason = f"retrieval failed: {exc}"
+            return result
+        result.retrieval_seconds = time.perf_counter() - started
+        result.goal, result.reason = self._goal(task, goal, graph, retrieved, result)
+        if result.goal is None:
+            result.status = "invalid_goal"
+            return result
+        return self._solve(result, graph, context_entities(graph, retrieved))
+
+    def _goal(
+        self, task: str, given: str | None, graph: WorldGraph, retrieved: Retrieved, result: PlanResult
+    ) -> tuple[str | None, str]:
+        domain = self.world.domain
+        if given is not None:
+            try:
+                return parse_goal(domain, given, graph=graph), ""
+            except ProblemError as exc:
+                return None, f"the goal is not valid: {exc}"
+        if self.llm is None:
+            return None, "no goal given and no LLM to write one"
+        generated = GoalGenerator(self.llm, domain).generate(task, graph, retrieved, ledger=result.ledger,
+                                                             max_attempts=self.goal_attempts)
+        result.goal_attempts = generated.attempts
+        return generated.goal_pddl, generated.reason
+
+    def _solve(self, result: PlanResult, graph: WorldGraph, context: set[str]) -> PlanResult:
+        goal = result.goal or "(and)"
+        notes = [result.reason] if result.reason else []
+        while True:
+            problem = build_problem(self.world.domain, graph, entities=context, goal=goal)
+            outcome = plan(problem, planner=self.planner, timeout_s=self.timeout_s)
+            _record(result, problem, outcome)
+            if outcome.solved:
+                result.validation = validate_plan(self.world.domain, graph, outcome.plan, goal)
+            if outcome.status in ("timeout", "error") or (result.validation and result.validation.valid):
+                break
+            wider = self._wider(graph, problem, result.validation)
+            if result.expansions >= self.max_expansions or wider <= context:
+                break
+            notes.append(_expansion_note(outcome, result.validation, len(context), len(wider)))
+            result.expansions += 1
+            context = wider
+        notes.append(_final_note(result, outcome, graph))
+        result.reason = "; ".join(n for n in notes if n)
+        return result
+
+    def _wider(self, graph: WorldGraph, problem: upm.Problem, validation: Validation | None) -> set[str]:
+        """The problem's objects, the entities an unsatisfied literal names, and their neighbours one hop out."""
+        seeds = {o.name for o in problem.all_objects if graph.has_entity(o.name)}
+        if validation is not None:
+            seeds |= {n for literal in validation.unsatisfied for n in _NAME.findall(literal) if graph.has_entity(n)}
+        return graph.neighborhood(seeds, 1)
+
+
+def _record(result: PlanResult, problem: upm.Problem, outcome: PlanOutcome) -> None:
+    result.status = outcome.status
+    result.plan = outcome.plan
+    result.engine = outcome.engine
+    result.planner_seconds += outcome.seconds
+    result.validation = None
+    result.context_entities = len(problem.all_objects)
+    result.problem_pddl = PDDLWriter(problem).get_problem()
+
+
+def _expansion_note(outcome: PlanOutcome, validation: Validation | None, before: int, after: int) -> str:
+    why = (f"the plan fails in the full state ({validation.message})" if validation is not None
+           else f"{outcome.status} on the retrieved context ({outcome.message})")
+    return f"{why}: widened the context from {before} to {after} entities"
+
+
+def _final_note(result: PlanResult, outcome: PlanOutcome, graph: WorldGraph) -> str:
+    if result.ok:
+        return ""
+    if result.validation is not None:
+        return f"the plan found is not valid in the full state: {result.validation.message}"
+    scope = "the full state" if result.context_entities >= graph.entity_count() else (
+        f"the retrieved context ({result.context_entities} of {graph.entity_count()} entities, "
+        f"{result.expansions} expansion(s))")
+    return f"{outcome.message} [{outcome.engine}, on {scope}]"

@@ -1,0 +1,128 @@
+"""Goal generation from a task through the real OpenAI client and the scripted server (a TEST DOUBLE for a paid API).
+
+The server answers with the literals each test queues, so the checks (hallucinated objects, wrong types,
+contradictions, literals already true) and the re-prompting are driven deterministically.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from l3mp.errors import ProblemError
+from l3mp.llm.client import ChatLLM
+from l3mp.llm.types import TokenLedger
+from l3mp.planning.goal import GoalGenerator, parse_goal
+from l3mp.planning.pipeline import TaskPlanner
+from l3mp.retrieval import FullRetriever
+from tests.helpers import house_model, household
+from tests.llm.conftest import settings_for
+from tests.llm.scripted_server import ScriptedServer, reply
+
+ALL_OFF = "(and (forall (?x0 - light) (not (light_on ?x0))) (forall (?x0 - faucet) (not (faucet_on ?x0))))"
+
+
+def lit(predicate: str, *args: str, negated: bool = False, quote: str = "") -> dict:
+    return {"predicate": predicate, "args": list(args), "negated": negated, "quote": quote or predicate}
+
+
+def answer(*literals: dict) -> str:
+    return json.dumps({"literals": list(literals)})
+
+
+@pytest.fixture
+def server():
+    with ScriptedServer() as scripted:
+        yield scripted
+
+
+def generate(server: ScriptedServer, task: str, **options):
+    world = house_model()
+    llm = ChatLLM(settings_for(server.url, timeout_s=1.0, max_retries=0))
+    retrieved = FullRetriever().retrieve(task, world.graph)
+    return GoalGenerator(llm, world.domain).generate(task, world.graph, retrieved, ledger=TokenLedger(), **options)
+
+
+def test_a_valid_literal_list_becomes_the_goal_and_the_schema_is_typed(server):
+    server.push(reply(answer(lit("on", "book1", "shelf1", quote="the book on the shelf"))))
+    result = generate(server, "Put the book on the shelf.")
+    assert result.goal_pddl == "(and (on book1 shelf1))" and len(result.attempts) == 1
+    variants = server.requests[0]["response_format"]["json_schema"]["schema"]["properties"]["literals"]["items"]
+    on = next(v for v in variants["anyOf"] if v["properties"]["predicate"]["enum"] == ["on"])
+    item, surface = on["properties"]["args"]["prefixItems"]
+    assert {"book1", "mug1", "ALL_item", "ALL_dish"} <= set(item["enum"]) and "lamp1" not in item["enum"]
+    assert {"table1", "sink1", "ALL_surface"} <= set(surface["enum"]) and "fridge1" not in surface["enum"]
+    assert server.requests[0]["messages"][-1]["content"].endswith("Task: Put the book on the shelf.")
+
+
+def test_the_papers_all_lights_and_faucets_off_becomes_forall_and_is_planned_and_valid(server):
+    server.push(reply(answer(lit("light_on", "ALL_light", negated=True, quote="all lights"),
+                             lit("faucet_on", "ALL_faucet", negated=True, quote="faucets"))))
+    world = house_model()
+    llm = ChatLLM(settings_for(server.url, timeout_s=1.0, max_retries=0))
+    result = TaskPlanner(world, llm, FullRetriever()).plan("Turn off all lights and faucets.")
+    assert result.goal == ALL_OFF
+    assert result.ok, result.reason
+    assert result.plan == ["(move the_robot kitchen living_room)", "(turn_off_light the_robot lamp1 living_room)"]
+    assert result.ledger.by_purpose()["goal"].prompt_tokens == 10
+
+
+@pytest.mark.parametrize(
+    ("wrong", "problem"),
+    [
+        (lit("light_on", "lamp9", negated=True), "object 'lamp9' is unknown"),
+        (lit("on", "book1", "fridge1"), "fridge1 is a fridge, but this argument must be a surface"),
+        (lit("light_off", "lamp1"), "no predicate 'light_off'"),
+        (lit("on", "book1"), "on takes 2 argument(s)"),
+        (lit("light_on", "ALL_faucet", negated=True), "ALL_faucet is not a type of lights"),
+    ],
+    ids=["hallucinated-object", "wrong-type", "unknown-predicate", "arity", "wildcard-type"],
+)
+def test_a_wrong_literal_is_re_prompted_with_what_is_wrong(server, wrong, problem):
+    server.push(reply(answer(wrong)), reply(answer(lit("light_on", "lamp1", negated=True))))
+    result = generate(server, "Switch off the lamp.")
+    assert result.goal_pddl == "(and (not (light_on lamp1)))" and len(result.attempts) == 2
+    assert any(problem in p for p in result.attempts[0].problems), result.attempts[0].problems
+    feedback = server.requests[1]["messages"][-1]["content"]
+    assert problem in feedback and "Answer again" in feedback
+    assert server.requests[1]["messages"][-2]["role"] == "assistant"
+
+
+def test_a_contradiction_is_rejected(server):
+    contradiction = answer(lit("light_on", "ALL_light", negated=True), lit("light_on", "lamp2"))
+    server.push(reply(contradiction), reply(contradiction))
+    result = generate(server, "Turn off all lights but turn on the bedroom lamp.", max_attempts=2)
+    assert result.goal_pddl is None and len(result.attempts) == 2
+    assert "contradicts (light_on lamp2)" in result.reason and "no valid goal after 2 attempt(s)" in result.reason
+
+
+def test_literals_already_true_are_dropped_but_quantified_ones_kept(server):
+    server.push(reply(answer(lit("on", "book1", "table1"), lit("dirty", "mug1", negated=True),
+                             lit("light_on", "lamp2", negated=True), lit("tv_on", "ALL_tv", negated=True))))
+    result = generate(server, "Wash the mug.")
+    assert result.goal_pddl == "(and (not (dirty mug1)) (forall (?x0 - tv) (not (tv_on ?x0))))"
+    assert "dropped as already true: (on book1 table1), (not (light_on lamp2))" in result.reason
+
+
+def test_a_goal_that_already_holds_entirely_is_re_prompted(server):
+    server.push(reply(answer(lit("on", "book1", "table1"))), reply(answer(lit("dirty", "mug1", negated=True))))
+    result = generate(server, "Wash the mug.")
+    assert result.goal_pddl == "(and (not (dirty mug1)))"
+    assert "every literal already holds now" in result.attempts[0].problems[0]
+
+
+def test_an_unreachable_llm_fails_at_once(server):
+    server.stop()
+    result = generate(server, "Wash the mug.")
+    assert result.goal_pddl is None and len(result.attempts) == 1 and "LLMUnavailable" in result.reason
+
+
+def test_parse_goal_checks_a_given_goal_without_an_llm():
+    graph = house_model().graph
+    assert parse_goal(household(), "(and (on book1 shelf1) (not (dirty mug1)))", graph=graph) == (
+        "(and (on book1 shelf1) (not (dirty mug1)))")
+    with pytest.raises(ProblemError, match="unknown object 'lamp9'"):
+        parse_goal(household(), "(and (light_on lamp9))", graph=graph)
+    with pytest.raises(ProblemError, match="needs a surface"):
+        parse_goal(household(), "(on book1 fridge1)", graph=graph)
