@@ -23,7 +23,7 @@ from l3mp.world.model import Observation, WorldModel
 
 DEFAULT_SEED = 7
 ROBOT = "the_robot"
-PLAN_NOTE = "(planning arrives with the planning issue)"
+PLAN_NOTE = "(a given goal; LLM-written goals: l3mp plan \"task\")"
 RULE = "=" * 100
 
 
@@ -215,43 +215,29 @@ def nl_updates(s: Session) -> None:
 
 # ---- 4. a task ------------------------------------------------------------------------------
 def run_task(s: Session) -> None:
+    """Plan with LAPKT from a given goal (LLM goals: `l3mp plan "task"`), validate against the full
+    graph, execute step by step in a simulated copy of the world, write each step's effects back."""
+    from l3mp.planning.execute import GraphExecutor, run_plan
+    from l3mp.planning.pipeline import TaskPlanner
+    from l3mp.retrieval import FullRetriever
+
     c, g = s.roles, s.graph
-    s.section("A task, executed as plan-sourced deltas")
-    s.say(f'task: "Bring the red mug to {_label(g, c.person)}."')
-    s.say(f"{PLAN_NOTE}; a hand-given plan instead, each step's effects verified and written back:")
-    if not any(f.args[0] == c.mug for f in g.facts(predicate="on", entity=c.mug)):
-        s.say("(the red mug is not on a surface after the updates above; the hand-given plan covers only that case)")
-        return
-    steps = plan_steps(g, c)
-    for i, (action, delta) in enumerate(steps, start=1):
-        s.say(f"step {i}/{len(steps)}: {action}")
-        record = s.world.apply(Delta.from_json(delta), source="plan", input=action, ref="task-1")
-        _expect(record is not None, f"the step {action} changed nothing")
-        s.say(cli.format_record(record))
+    s.section("A task: planned (LAPKT), validated against the full graph, executed and written back")
+    task, goal = f"Bring the red mug to {_label(g, c.person)}.", f"(has {c.person} {c.mug})"
+    s.say(f'task: "{task}"  goal: {goal}  {PLAN_NOTE}')
+    s.command(f'plan "{task}" --goal "{goal}" --retrieval full')
+    result = TaskPlanner(s.world, None, FullRetriever()).plan(task, goal=goal)
+    _expect(result.ok, f"the task was not planned: {result.reason}")
+    s.say(f"plan ({len(result.plan)} steps, {result.engine} {result.planner_seconds:.2f} s, "
+          f"{result.context_entities} objects); {result.validation.message}")
+    world_copy = g.copy()  # the "real" home: here a simulated copy of what the robot believes
+    report = run_plan(s.world, GraphExecutor(s.domain, world_copy), result.plan, task_ref="task-1")
+    for i, step in enumerate(report.steps, start=1):
+        s.say(f"step {i}/{len(report.steps)}: {step.message}")
+        if step.record_seq is not None:
+            s.say(cli.format_record(s.world.store.record(step.record_seq)))
+    _expect(report.status == "completed", f"the plan did not run: {report.message}")
     _expect(g.has_fact(Fact("has", (c.person, c.mug))), "the person did not get the red mug")
-
-
-def plan_steps(graph: WorldGraph, c: Cast) -> list[tuple[str, dict]]:
-    """The plan (action, delta of its effects): to the mug's room if needed, pick the mug from the surface it
-    is on now (wherever the updates before left it), walk over, give it."""
-    start = _first((f.args[1] for f in graph.facts(predicate="in_room", entity=ROBOT)), "the robot's room")
-    surface = _first((f.args[1] for f in graph.facts(predicate="on", entity=c.mug) if f.args[0] == c.mug),
-                     "the surface the red mug is on")
-    room = _first((f.args[1] for f in graph.facts(predicate="in_room", entity=surface)), "the room of that surface")
-    steps = [_move(start, room)] if start != room else []
-    steps.append((f"(pick_from_surface {ROBOT} {c.mug} {surface} {room})",
-                  {"remove": [[c.mug, "on", surface], [ROBOT, "hand_empty", True]],
-                   "add": [[ROBOT, "holding", c.mug]]}))
-    if room != c.person_to:
-        steps.append(_move(room, c.person_to))
-    steps.append((f"(give {ROBOT} {c.mug} {c.person} {c.person_to})",
-                  {"remove": [[ROBOT, "holding", c.mug]],
-                   "add": [[ROBOT, "hand_empty", True], [c.person, "has", c.mug]]}))
-    return steps
-
-
-def _move(start: str, end: str) -> tuple[str, dict]:
-    return f"(move {ROBOT} {start} {end})", {"remove": [[ROBOT, "in_room", start]], "add": [[ROBOT, "in_room", end]]}
 
 
 # ---- 5. history -----------------------------------------------------------------------------
