@@ -18,7 +18,7 @@ from typing import Literal
 import l3mp
 from l3mp.errors import L3mpError
 
-SUITE_MODULES = ("l3mp.bench.graph_suite", "l3mp.bench.retrieval_suite")
+SUITE_MODULES = ("l3mp.bench.graph_suite", "l3mp.bench.retrieval_suite", "l3mp.bench.planning_suite")
 """Modules that register suites when imported (each later suite adds its module here)."""
 
 QUICK_NOTE = "quick run (scaled down): not comparable with the target"
