@@ -533,12 +533,7 @@ def house_graph(seed: int, scale: float = 1.0) -> WorldGraph:
         house = generate_house(seed=seed, scale=scale)
     except ValueError as exc:
         raise UsageError(f"cannot generate a house: {exc}") from None
-    graph = WorldGraph()
-    for name, info in house.entities.items():
-        graph.add_entity(name, info.type, label=info.label)
-    for predicate, args in house.facts:
-        graph.add_fact(Fact(predicate, args))
-    return graph
+    return house.to_graph()
 
 
 def read_state(domain: Domain, path: str) -> WorldGraph:

@@ -30,6 +30,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from l3mp.domain.triplets import Fact
+from l3mp.world.graph import WorldGraph
+
 ROBOT = "the_robot"
 """The robot: a constant of the domain, so an entity of every house but no problem object."""
 
@@ -48,6 +51,15 @@ class House:
 
     entities: dict[str, EntityInfo]
     facts: list[tuple[str, tuple[str, ...]]]
+
+    def to_graph(self) -> WorldGraph:
+        """The house as a WorldGraph (entities with their labels, every fact)."""
+        graph = WorldGraph()
+        for name, info in self.entities.items():
+            graph.add_entity(name, info.type, label=info.label)
+        for predicate, args in self.facts:
+            graph.add_fact(Fact(predicate, args))
+        return graph
 
 
 # --------------------------------------------------------------------------- catalogues

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import json
-import math
 import os
 import random
 import resource
@@ -19,7 +18,7 @@ from pathlib import Path
 import psutil
 from l3mp_sim.house import ROBOT, House, generate_house
 
-from l3mp.bench.runner import Metric, error_metric, register
+from l3mp.bench.runner import Metric, error_metric, percentile, register
 from l3mp.domain.paths import domain_path
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.triplets import Fact
@@ -132,11 +131,6 @@ class _Stopwatch:
 
     def __exit__(self, *exc: object) -> None:
         self.wall, self.cpu = time.perf_counter() - self._wall, time.process_time() - self._cpu
-
-
-def _percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
 
 
 def _names_by_type(house: House) -> dict[str, list[str]]:
@@ -266,10 +260,10 @@ def _delta_latencies(model: WorldModel, count: int) -> tuple[list[float], list[f
 
 def _latency_metrics(label: str, model: WorldModel, count: int, how: str, target: float | None) -> list[Metric]:
     wall, cpu = _delta_latencies(model, count)
-    p99_cpu = _percentile(cpu, 0.99)
+    p99_cpu = percentile(cpu, 0.99)
     return [
-        Metric(f"{label}_p50", _percentile(wall, 0.5), "ms", notes=how),
-        Metric(f"{label}_p99", _percentile(wall, 0.99), "ms", target, "max" if target else None,
+        Metric(f"{label}_p50", percentile(wall, 0.5), "ms", notes=how),
+        Metric(f"{label}_p99", percentile(wall, 0.99), "ms", target, "max" if target else None,
                notes=f"{how}; CPU-time p99 {p99_cpu:.3g} ms (the rest is waiting: fsync, or other processes)"),
     ]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import random
 import statistics
 import time
@@ -11,9 +10,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from l3mp_sim.house import House, generate_house
+from l3mp_sim.house import generate_house
 
-from l3mp.bench.runner import Metric, error_metric, register
+from l3mp.bench.runner import Metric, error_metric, percentile, register
 from l3mp.domain.paths import domain_path
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.triplets import Fact
@@ -65,21 +64,6 @@ def retrieval_suite(quick: bool) -> Iterator[Metric]:
 
 
 # ---- shared helpers -------------------------------------------------------------------------
-def house_graph(house: House) -> WorldGraph:
-    """A WorldGraph of a generated house (labels included)."""
-    graph = WorldGraph()
-    for name, info in house.entities.items():
-        graph.add_entity(name, info.type, label=info.label)
-    for predicate, args in house.facts:
-        graph.add_fact(Fact(predicate, args))
-    return graph
-
-
-def _percentile(samples: Sequence[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
-
-
 def _k(n: int) -> str:
     return f"{n // 1000}k" if n % 1000 == 0 else str(n)
 
@@ -129,7 +113,7 @@ def _query(places: _Places, rng: random.Random, size: int) -> QueryGraph:
 
 
 def _search_at(domain: Domain, size: int, scale: Scale) -> Iterator[Metric]:
-    graph = house_graph(generate_house(seed=SEED, target_entities=size))
+    graph = generate_house(seed=SEED, target_entities=size).to_graph()
     retriever = SearchRetriever(_Scripted([]), domain)
     tag = _k(size)
     start = time.perf_counter()
@@ -157,15 +141,15 @@ def _latency(retriever: SearchRetriever, graph: WorldGraph, target: float | None
         syncs.append(details["sync"]["seconds"] * 1e3)
     what = (f"R^S without the LLM: sync + embed 1-5 query nodes + similarity + DFS + expansion; "
             f"{len(queries)} query graphs on a {graph.entity_count():,}-entity house")
-    yield Metric(f"search_{tag}_p50", _percentile(totals, 0.5), "ms", notes=what)
-    yield Metric(f"search_{tag}_p95", _percentile(totals, 0.95), "ms", target, "max" if target else None, notes=what)
-    yield Metric(f"search_{tag}_cpu_p95", _percentile(cpus, 0.95), "ms",
+    yield Metric(f"search_{tag}_p50", percentile(totals, 0.5), "ms", notes=what)
+    yield Metric(f"search_{tag}_p95", percentile(totals, 0.95), "ms", target, "max" if target else None, notes=what)
+    yield Metric(f"search_{tag}_cpu_p95", percentile(cpus, 0.95), "ms",
                  notes="CPU time of this process per search (what the search needs when it has a core to itself)")
-    yield Metric(f"search_{tag}_embed_p50", _percentile(embeds, 0.5), "ms",
+    yield Metric(f"search_{tag}_embed_p50", percentile(embeds, 0.5), "ms",
                  notes="of which: index sync (a no-op here) + embedding the query nodes + similarity")
-    yield Metric(f"search_{tag}_sync_p50", _percentile(syncs, 0.5), "ms",
+    yield Metric(f"search_{tag}_sync_p50", percentile(syncs, 0.5), "ms",
                  notes="of which: the sync scan that finds nothing changed")
-    yield Metric(f"search_{tag}_match_p50", _percentile(matches, 0.5), "ms", notes="of which: Algorithm 2 (DFS)")
+    yield Metric(f"search_{tag}_match_p50", percentile(matches, 0.5), "ms", notes="of which: Algorithm 2 (DFS)")
 
 
 def _add_items(graph: WorldGraph, places: _Places, rng: random.Random, count: int, tag: str) -> None:
@@ -360,7 +344,7 @@ def _retrievers(domain: Domain, sentences: list[Sentence]) -> dict[str, Retrieve
 
 def _prompt_sizes(domain: Domain) -> Iterator[Metric]:
     house = generate_house(seed=SEED)
-    graph = house_graph(house)
+    graph = house.to_graph()
     sentences = update_sentences(graph)
     context: dict[str, list[int]] = {}
     overhead: dict[str, list[int]] = {}

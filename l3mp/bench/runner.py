@@ -10,7 +10,7 @@ import os
 import platform
 import sys
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -187,3 +187,9 @@ def _write_json(path: Path, result: dict) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     tmp.replace(path)
+
+
+def percentile(samples: Sequence[float], q: float) -> float:
+    """The nearest-rank `q` quantile (0 < q <= 1) of `samples`."""
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]

@@ -39,8 +39,11 @@ class WorldGraph:
             return
         self._g.add_node(name, type=type_, since=since, **attrs)
 
-    def remove_entity(self, name: str) -> None:
-        """Remove an entity that no fact mentions any more."""
+    def remove_entity(self, name: str, *, cascade: bool = False) -> None:
+        """Remove an entity; its facts too with `cascade`, else it must have none left."""
+        if cascade:
+            for fact in self.facts_of(name):
+                self.remove_fact(fact)
         if self._by_entity.get(name):
             raise ValueError(f"entity {name} still has facts; remove them first")
         self._g.remove_node(name)

@@ -32,9 +32,7 @@ def apply_record(graph: WorldGraph, record: ChangeRecord) -> None:
         graph.remove_fact(fact)
     for name in delta.remove_entities:
         if graph.has_entity(name):
-            for fact in graph.facts_of(name):
-                graph.remove_fact(fact)
-            graph.remove_entity(name)
+            graph.remove_entity(name, cascade=True)
     for name, spec in delta.entities.items():
         graph.add_entity(name, spec.type, since=record.seq, **spec.attrs())
     for fact in delta.add:
@@ -145,9 +143,7 @@ class _NetEffect:
             graph.remove_fact(fact)
         for name in self.removed_at:
             if graph.has_entity(name):
-                for fact in graph.facts_of(name):
-                    graph.remove_fact(fact)
-                graph.remove_entity(name)
+                graph.remove_entity(name, cascade=True)
         for name, state in self.entities.items():
             if state is not None:
                 type_, attrs, since = state

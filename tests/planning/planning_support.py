@@ -13,7 +13,6 @@ from unified_planning.model import Problem
 from unified_planning.plans import SequentialPlan
 from unified_planning.shortcuts import PlanValidator
 
-from l3mp.domain.triplets import Fact
 from l3mp.world.delta import Delta, EntitySpec
 from l3mp.world.graph import WorldGraph
 
@@ -43,13 +42,7 @@ FEATURES = """(define (domain feat)
 
 @cache
 def _house(seed: int, target_entities: int | None) -> WorldGraph:
-    house = generate_house(seed=seed, target_entities=target_entities)
-    graph = WorldGraph()
-    for name, info in house.entities.items():
-        graph.add_entity(name, info.type)
-    for predicate, args in house.facts:
-        graph.add_fact(Fact(predicate, args))
-    return graph
+    return generate_house(seed=seed, target_entities=target_entities).to_graph()
 
 
 def house_graph(seed: int = 6, target_entities: int | None = None) -> WorldGraph:

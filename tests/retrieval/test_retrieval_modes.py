@@ -27,13 +27,7 @@ BOOK_QUERY = {"nodes": [{"id": "b", "description": "book", "type": "book"}], "ed
 
 
 def generated(seed: int) -> WorldGraph:
-    house = generate_house(seed=seed)
-    graph = WorldGraph()
-    for name, info in house.entities.items():
-        graph.add_entity(name, info.type, label=info.label)
-    for predicate, args in house.facts:
-        graph.add_fact(Fact(predicate, args))
-    return graph
+    return generate_house(seed=seed).to_graph()
 
 
 def reference_expand(graph: WorldGraph, seeds: list[str], depth: int) -> tuple[set[str], set[Fact]]:

@@ -17,7 +17,7 @@ def test_suite_is_registered() -> None:
 
 
 def test_update_sentences_name_real_entities_and_carry_checked_query_graphs() -> None:
-    graph = suite.house_graph(generate_house(seed=suite.SEED))
+    graph = generate_house(seed=suite.SEED).to_graph()
     sentences = suite.update_sentences(graph)
     assert len(sentences) == 20
     for sentence in sentences:
@@ -28,7 +28,7 @@ def test_update_sentences_name_real_entities_and_carry_checked_query_graphs() ->
 
 
 def test_latency_queries_have_one_to_five_nodes_joined_by_true_relations() -> None:
-    graph = suite.house_graph(generate_house(seed=3, target_entities=300))
+    graph = generate_house(seed=3, target_entities=300).to_graph()
     places, rng = suite._Places(graph), random.Random(0)
     for size in range(1, 6):
         query = suite._query(places, rng, size)
