@@ -25,5 +25,11 @@ setup(
     zip_safe=True,
     maintainer="l3mp developers",
     maintainer_email="l3mp@example.org",
-    entry_points={"console_scripts": ["l3mp = l3mp.cli:main"]},
+    entry_points={"console_scripts": [
+        "l3mp = l3mp.cli:main",
+        "l3mp-world-model = l3mp.ros.main:world_model_main",
+        "l3mp-planner = l3mp.ros.main:planner_main",
+        "l3mp-executor = l3mp.ros.main:executor_main",
+        "l3mp-ros-bringup = l3mp.ros.main:bringup_main",
+    ]},
 )

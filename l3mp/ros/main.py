@@ -1,0 +1,128 @@
+"""Console scripts of the ROS layer: one node per process (``ros2 run`` / launch files) or the bringup that starts
+the nodes in one process from the same parameters YAML (where ``ros2 launch`` is not available)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from l3mp.domain.paths import share_dirs
+from l3mp.errors import L3mpError
+
+NODE_NAMES = ("world_model", "planner", "executor")
+DEFAULT_PARAMS = "l3mp.yaml"
+
+
+def prepare_environment() -> None:
+    """Make the ROS wheels of this Python environment findable: they need AMENT_PREFIX_PATH to name it."""
+    prefix = sys.prefix
+    if not (Path(prefix) / "share" / "ament_index").is_dir():
+        return
+    paths = [p for p in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p]
+    if prefix not in paths:
+        os.environ["AMENT_PREFIX_PATH"] = os.pathsep.join([*paths, prefix])
+
+
+def node_factory(name: str) -> Callable[[], Any]:
+    """The class of the node called `name` (imported after `prepare_environment`)."""
+    if name == "world_model":
+        from l3mp.ros.world_model_node import WorldModelNode
+
+        return WorldModelNode
+    if name == "planner":
+        from l3mp.ros.planner_node import PlannerNode
+
+        return PlannerNode
+    if name == "executor":
+        from l3mp.ros.executor_node import ExecutorNode
+
+        return ExecutorNode
+    raise L3mpError(f"unknown node {name!r}; valid: {', '.join(NODE_NAMES)}")
+
+
+def run_nodes(names: Sequence[str], argv: Sequence[str]) -> int:
+    """Start the named nodes in this process with ROS arguments `argv`, spin them on a multi-threaded executor
+    until SIGINT or SIGTERM, then close them (flushing the store, releasing the LLM). 0, or 1 if a node cannot
+    start (the reason on stderr)."""
+    prepare_environment()
+    import rclpy
+    from rclpy.exceptions import ParameterException
+    from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+
+    rclpy.init(args=list(argv))
+    nodes: list[Any] = []
+    code = 0
+    try:
+        for name in names:
+            nodes.append(node_factory(name)())
+        executor = MultiThreadedExecutor(num_threads=max(4, 2 * len(nodes)))
+        for node in nodes:
+            executor.add_node(node)
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except (L3mpError, ValueError, OSError, ParameterException) as exc:
+        print(f"l3mp: cannot start {', '.join(names)}: {exc}", file=sys.stderr)
+        code = 1
+    finally:
+        for node in reversed(nodes):
+            node.close()
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return code
+
+
+def world_model_main() -> int:
+    return run_nodes(["world_model"], sys.argv)
+
+
+def planner_main() -> int:
+    return run_nodes(["planner"], sys.argv)
+
+
+def executor_main() -> int:
+    return run_nodes(["executor"], sys.argv)
+
+
+def config_path(name: str = DEFAULT_PARAMS) -> Path:
+    """A shipped parameters file (``config/<name>``), from the checkout or an install."""
+    for base in share_dirs():
+        path = base / "config" / name
+        if path.is_file():
+            return path
+    searched = ", ".join(str(d / "config") for d in share_dirs())
+    raise L3mpError(f"no shipped parameters file {name} (looked in {searched})")
+
+
+def bringup_args(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The node names and the ROS arguments of a bringup command line."""
+    parser = argparse.ArgumentParser(prog="l3mp-ros-bringup", description="Start l3mp's ROS 2 nodes in one process "
+                                     "with a parameters YAML (the same files the launch files use).")
+    parser.add_argument("--params-file", metavar="YAML", help=f"parameters (default: the shipped {DEFAULT_PARAMS})")
+    parser.add_argument("--nodes", default=",".join(NODE_NAMES),
+                        help=f"comma-separated nodes to start (default: {','.join(NODE_NAMES)})")
+    ours, ros = (list(argv), []) if "--ros-args" not in argv else \
+        (list(argv[:argv.index("--ros-args")]), list(argv[argv.index("--ros-args") + 1:]))
+    args = parser.parse_args(ours)
+    names = [n.strip() for n in args.nodes.split(",") if n.strip()]
+    unknown = [n for n in names if n not in NODE_NAMES]
+    if unknown or not names:
+        parser.error(f"unknown node(s) {', '.join(unknown) or '(none given)'}; valid: {', '.join(NODE_NAMES)}")
+    params = Path(args.params_file) if args.params_file else config_path()
+    if not params.is_file():
+        parser.error(f"no parameters file {params}")
+    return names, ["l3mp-ros-bringup", "--ros-args", "--params-file", str(params), *ros]
+
+
+def bringup_main(argv: Sequence[str] | None = None) -> int:
+    """``l3mp-ros-bringup [--params-file YAML] [--nodes a,b] [--ros-args ...]``."""
+    try:
+        names, ros_args = bringup_args(sys.argv[1:] if argv is None else argv)
+    except L3mpError as exc:
+        print(f"l3mp-ros-bringup: {exc}", file=sys.stderr)
+        return 2
+    return run_nodes(names, ros_args)

@@ -1,0 +1,297 @@
+"""The world-model node: owns the graph and its store; perception, NL updates, deltas, queries, state and changes."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
+
+from l3mp.domain.triplets import fact_to_triplet
+from l3mp.errors import FormatError, LLMError, StoreError
+from l3mp.ros import messages as m
+from l3mp.ros.base import L3mpNode
+from l3mp.ros.health import ERROR, LazyLLM, age, store_writable
+from l3mp.ros.params import WORLD_MODEL, llm_settings
+from l3mp.ros.replica import Replica, state_message
+from l3mp.ros.worker import Worker
+from l3mp.world.delta import Delta
+from l3mp.world.model import Observation, Outcome, Update, WorldModel
+from l3mp.world.record import ChangeRecord
+
+APPLY_SOURCES = ("user", "plan", "nl")
+"""Sources a delta on ~/apply may claim (perception has its own topic; imports go through `l3mp init/import`)."""
+
+
+class WorldModelNode(L3mpNode):
+    """Owns the WorldModel. Short requests (perception, deltas, queries) are handled in callbacks under one
+    lock; NL updates run on a worker thread against a replica of the graph, and their delta is applied
+    to the live model (verified again there), so an LLM call never holds up perception."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("world_model", WORLD_MODEL, results_topic=f"~/{m.RESULTS}", **kwargs)
+        p = self.params
+        self.store_path = store_path(p["store_path"])
+        self._lock = threading.Lock()
+        self.world = WorldModel.open(self.domain, self.store_path, rules=self.rules, fsync=p["fsync"],
+                                     snapshot_every=p["snapshot_every"])
+        self.llm = LazyLLM(llm_settings(p))
+        self._retriever: Any = None
+        self._replica = Replica(self.domain, self.rules, writer=self._write)
+        self._replica.offer_state(state_message(self.world, origin=self.get_fully_qualified_name()))
+        self.last_update: float | None = None
+        self.triplets = 0
+        self._published_seq = -1
+        self._state_due = 0.0
+        requests = MutuallyExclusiveCallbackGroup()
+        self._state = self.create_publisher(String, f"~/{m.STATE}", m.state_qos())
+        self._changes = self.create_publisher(String, f"~/{m.CHANGES}", m.changes_qos())
+        qos = m.request_qos()
+        for name, handle in ((m.PERCEPTION, self._on_perception), (m.APPLY, self._on_apply),
+                             (m.QUERY, self._on_query), (m.NL_UPDATE, self._on_nl_update)):
+            self.create_subscription(String, f"~/{name}", self.guarded(name, handle), qos, callback_group=requests)
+        self.create_service(Trigger, f"~/{m.GET_STATE}", self._get_state, callback_group=requests)
+        self.create_service(Trigger, f"~/{m.SNAPSHOT}", self._snapshot, callback_group=requests)
+        self.create_timer(min(0.1, p["state_period_s"]), self._maybe_publish_state, callback_group=self.housekeeping)
+        self._nl = Worker("l3mp-nl-updates", self._run_nl_update, capacity=p["limits.max_queue"],
+                          failed=self.job_failed(m.NL_UPDATE),
+                          idle=self._replica.sync)
+        self._publish_state()
+        self.get_logger().info(f"world model of domain {self.domain.name} at {self.store_path}: "
+                               f"{self.world.graph.entity_count()} entities, {self.world.graph.fact_count()} facts, "
+                               f"record {self.world.last_seq}")
+
+    # ---- perception ----------------------------------------------------------------------
+    def _on_perception(self, msg: String) -> None:
+        try:
+            value = m.decode(msg.data, max_bytes=self.params["limits.max_message_bytes"])
+            batches = value if isinstance(value, list) else [value]
+            observations = [_observation(batch, i, len(batches)) for i, batch in enumerate(batches)]
+            triplets = sum(len(o.facts) for o in observations)
+            if triplets > self.params["limits.max_batch_triplets"]:
+                raise FormatError(f"{triplets} triplets in one message; limits.max_batch_triplets is "
+                                  f"{self.params['limits.max_batch_triplets']}")
+        except FormatError as exc:
+            self.publish_result(m.error(m.PERCEPTION, m.request_id(None, m.PERCEPTION), "malformed", str(exc)))
+            return
+        ident = next((o.observation_id for o in observations if o.observation_id), m.new_id(m.PERCEPTION))
+        try:
+            outcomes = self._write(observations)
+        except StoreError as exc:
+            self.publish_result(m.error(m.PERCEPTION, ident, "store", str(exc)))
+            return
+        self.triplets += triplets
+        batches_out = [{"observation_id": o.observation_id, "accepted": out.accepted,
+                        "seq": out.record.seq if out.record else None,
+                        "violations": [v.to_json() for v in out.violations]}
+                       for o, out in zip(observations, outcomes, strict=True)]
+        ok = all(out.accepted for out in outcomes)
+        fields = {"batches": batches_out, "last_seq": self.world.last_seq}
+        if ok:
+            self.publish_result(m.result(m.PERCEPTION, ident, True, **fields))
+        else:
+            rejected = sum(1 for out in outcomes if not out.accepted)
+            self.publish_result(m.error(m.PERCEPTION, ident, "rejected", f"{rejected} of {len(outcomes)} batch(es) "
+                                        "rejected (see 'batches'); the others were applied", **fields))
+
+    # ---- deltas ----------------------------------------------------------------------------
+    def _on_apply(self, msg: String) -> None:
+        ident = m.request_id(None, m.APPLY)
+        try:
+            request = m.request_object(msg.data, max_bytes=self.params["limits.max_message_bytes"], text_key="delta")
+            ident = m.request_id(request, m.APPLY)
+            m.take(request, {"id": str, "delta": dict, "source": str, "input": str, "ref": str}, ("delta",))
+            source = request.get("source", "user")
+            if source not in APPLY_SOURCES:
+                raise FormatError(f"'source' must be one of {', '.join(APPLY_SOURCES)}, not {source!r}")
+            update = Update(Delta.from_json(request["delta"]), source, request.get("input"), request.get("ref"))
+        except FormatError as exc:
+            self.publish_result(m.error(m.APPLY, ident, "malformed", str(exc)))
+            return
+        try:
+            [outcome] = self._write([update])
+        except StoreError as exc:
+            self.publish_result(m.error(m.APPLY, ident, "store", str(exc)))
+            return
+        self.publish_result(_outcome_result(m.APPLY, ident, outcome))
+
+    def _write(self, updates: Sequence[Update | Observation]) -> list[Outcome]:
+        """Apply to the live model (one fsync), then publish each record and hand it to the NL replica."""
+        with self._lock:
+            outcomes = self.world.apply_many(updates)
+        records = [o.record for o in outcomes if o.record is not None]
+        for record in records:
+            self._changes.publish(String(data=m.dumps(record.to_json())))
+            self._replica.offer_change(record)
+        if records:
+            self.last_update = time.time()
+        return outcomes
+
+    # ---- queries ---------------------------------------------------------------------------
+    def _on_query(self, msg: String) -> None:
+        ident = m.request_id(None, m.QUERY)
+        try:
+            request = m.request_object(msg.data, max_bytes=self.params["limits.max_message_bytes"], text_key="kind")
+            ident = m.request_id(request, m.QUERY)
+            m.take(request, {"id": str, "kind": str, "entity": str, "predicate": str, "type": str}, ("kind",))
+            with self._lock:
+                answer = self._answer(request)
+        except (FormatError, StoreError) as exc:
+            self.publish_result(m.error(m.QUERY, ident, "malformed", str(exc)))
+            return
+        self.publish_result(m.result(m.QUERY, ident, True, seq=self.world.last_seq, **answer))
+
+    def _answer(self, request: dict[str, Any]) -> dict[str, Any]:
+        graph, kind = self.world.graph, request["kind"]
+        entity = request.get("entity", "").lower() or None
+        if entity is not None and not graph.has_entity(entity):
+            raise FormatError(f"unknown entity {entity!r}")
+        if kind == "facts":
+            facts = graph.facts(entity=entity, predicate=request.get("predicate") or None)
+            return {"facts": [list(fact_to_triplet(f)) for f in sorted(facts)]}
+        if kind == "entities":
+            wanted = request.get("type", "").lower()
+            names = [n for n in sorted(graph.entities())
+                     if not wanted or self.domain.is_subtype(graph.entity_type(n) or "", wanted)]
+            return {"entities": {n: graph.entity_attrs(n) for n in names}}
+        if kind == "history":
+            if entity is None:
+                raise FormatError("a history query needs 'entity'")
+            stories = self.world.history.explain(graph, entity)
+            return {"entity": entity, "facts": [
+                {"fact": list(fact_to_triplet(s.fact)), "seq": s.seq, "time": s.time, "source": s.source,
+                 "input": s.input, "ref": s.ref} for s in stories]}
+        raise FormatError(f"unknown query kind {kind!r}; valid: facts, entities, history")
+
+    # ---- natural-language updates -------------------------------------------------------------
+    def _on_nl_update(self, msg: String) -> None:
+        ident = m.request_id(None, m.NL_UPDATE)
+        try:
+            request = m.request_object(msg.data, max_bytes=self.params["limits.max_message_bytes"], text_key="text")
+            ident = m.request_id(request, m.NL_UPDATE)
+            m.take(request, {"id": str, "text": str, "ref": str}, ("text",))
+            if not request["text"].strip():
+                raise FormatError("'text' is empty")
+        except FormatError as exc:
+            self.publish_result(m.error(m.NL_UPDATE, ident, "malformed", str(exc)))
+            return
+        if not self._nl.submit((ident, request)):
+            self.publish_result(m.error(m.NL_UPDATE, ident, "busy", f"{self._nl.depth} NL updates are waiting "
+                                        f"(limits.max_queue = {self.params['limits.max_queue']}); send it later"))
+
+    def _run_nl_update(self, job: tuple[str, dict[str, Any]]) -> None:
+        from l3mp.updates import NLUpdater
+
+        ident, request = job
+        try:
+            llm = self.llm.get()
+            retriever = self._nl_retriever(llm)
+        except (LLMError, ValueError) as exc:
+            self.publish_result(m.error(m.NL_UPDATE, ident, "llm_unavailable", str(exc)))
+            return
+        p = self.params
+        updater = NLUpdater(self._replica, llm, retriever, verify=p["update.verify"],
+                            max_attempts=p["update.max_attempts"], max_delta_size=p["update.max_delta"])
+        try:
+            result = updater.update(request["text"], ref=request.get("ref", ident))
+        except StoreError as exc:
+            self.publish_result(m.error(m.NL_UPDATE, ident, "store", str(exc)))
+            return
+        self.llm.record(None if result.ledger.total_tokens or result.accepted else result.reason)
+        payload = result.to_json()
+        if result.accepted:
+            self.publish_result(m.result(m.NL_UPDATE, ident, True, **payload))
+        else:
+            payload.pop("reason")
+            self.publish_result(m.error(m.NL_UPDATE, ident, "not_applied", result.reason or "not applied", **payload))
+
+    def _nl_retriever(self, llm: Any) -> Any:
+        from l3mp.retrieval import make_retriever
+
+        if self._retriever is None:
+            mode = self.params["update.retrieval"]
+            options = {} if mode in ("full", "R-") else {"depth": self.params["update.depth"]}
+            self._retriever = make_retriever(mode, llm=llm, domain=self.domain, **options)
+        return self._retriever
+
+    # ---- state -----------------------------------------------------------------------------
+    def _get_state(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        with self._lock:
+            response.message = m.dumps(state_message(self.world, origin=self.get_fully_qualified_name()))
+        response.success = True
+        return response
+
+    def _snapshot(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        try:
+            with self._lock:
+                self.world.snapshot()
+        except (OSError, StoreError) as exc:
+            response.success, response.message = False, f"snapshot failed: {exc}"
+        else:
+            response.success, response.message = True, f"snapshot written at record {self.world.last_seq}"
+        return response
+
+    def _maybe_publish_state(self) -> None:
+        if self.world.last_seq != self._published_seq and time.monotonic() >= self._state_due:
+            self._publish_state()
+
+    def _publish_state(self) -> None:
+        with self._lock:
+            state = state_message(self.world, origin=self.get_fully_qualified_name())
+        self._state.publish(String(data=m.dumps(state)))
+        self._published_seq = state["seq"]
+        self._state_due = time.monotonic() + self.params["state_period_s"]
+
+    # ---- health and shutdown ------------------------------------------------------------------
+    def checks(self) -> dict[str, tuple[int, str]]:
+        store = store_writable(self.store_path) if self.world.store is not None else (ERROR, "closed")
+        return {"llm": self.llm.status(), "store": store}
+
+    def values(self) -> dict[str, Any]:
+        graph = self.world.graph
+        return {**super().values(), "last_update": age(self.last_update), "queue_depth": self._nl.depth,
+                "last_seq": self.world.last_seq, "entities": graph.entity_count(), "facts": graph.fact_count(),
+                "perception_triplets": self.triplets}
+
+    def close(self) -> None:
+        """Stop NL updates (the running one finishes), write a snapshot, close the store, release the LLM."""
+        self._nl.stop(timeout_s=self.llm.settings.timeout_s)
+        with self._lock:
+            if self.world.store is not None:
+                try:
+                    self.world.snapshot()
+                except (OSError, StoreError) as exc:  # the journal holds every change anyway
+                    self.get_logger().warning(f"no snapshot at shutdown: {exc}")
+                self.world.close()
+        self.llm.close()
+
+
+def store_path(given: str) -> Path:
+    """The store directory: the parameter, else $L3MP_STORE, else $XDG_DATA_HOME/l3mp/world."""
+    chosen = given or os.environ.get("L3MP_STORE")
+    if chosen:
+        return Path(chosen).expanduser()
+    data_home = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(data_home) / "l3mp" / "world"
+
+
+def _observation(batch: object, index: int, count: int) -> Observation:
+    try:
+        return Observation.from_json(batch)
+    except FormatError as exc:
+        raise FormatError(f"batch {index + 1} of {count}: {exc}" if count > 1 else str(exc)) from None
+
+
+def _outcome_result(kind: str, ident: str, outcome: Outcome) -> dict[str, Any]:
+    if outcome.accepted:
+        record: ChangeRecord | None = outcome.record
+        return m.result(kind, ident, True, record=record.to_json() if record else None)
+    return m.error(kind, ident, "rejected", "; ".join(v.message for v in outcome.violations),
+                   violations=[v.to_json() for v in outcome.violations])
+

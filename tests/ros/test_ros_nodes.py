@@ -1,0 +1,221 @@
+"""The three nodes in one process, driven over their topics and services: perception, deltas, queries, NL updates
+(through the scripted LLM server, a TEST DOUBLE for a paid API), planning, execution with write-back and
+replanning, malformed requests, diagnostics and the services."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from diagnostic_msgs.msg import DiagnosticArray
+from std_srvs.srv import Trigger
+
+from tests.helpers import F, snapshot
+from tests.llm.scripted_server import ScriptedServer, reply, slow
+from tests.ros.support import Harness, make_store
+
+FLAKY = "tests.ros.flaky_adapter:make"
+
+
+def changes(*items: tuple[str, str, object, bool]) -> str:
+    return json.dumps({"changes": [{"subject": s, "relation": p, "object": o, "now_true": now}
+                                   for s, p, o, now in items]})
+
+
+@pytest.fixture(scope="module")
+def llm_server():
+    with ScriptedServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def ros(tmp_path_factory, llm_server):
+    store = make_store(tmp_path_factory.mktemp("ros") / "world")
+    llm = {"llm.provider": "compatible", "llm.base_url": llm_server.url, "llm.model": "scripted",
+           "llm.timeout_s": 10.0}
+    params = {
+        "world_model": {"store_path": str(store), "fsync": False, "state_period_s": 0.05, "update.retrieval": "full",
+                        "update.max_attempts": 2, "diagnostics_period_s": 0.2, **llm},
+        "planner": {"retrieval": "full", "planner": "fast-downward", **llm},
+        "executor": {"adapter": FLAKY, "adapter_options": json.dumps({"fail_once": ["(turn_on_light the_robot "
+                                                                                   "lamp2 bedroom)"]})},
+    }
+    harness = Harness(("world_model", "planner", "executor"), params)
+    yield harness
+    harness.close()
+
+
+def world(ros: Harness):
+    return ros.nodes["world_model"].world
+
+
+def test_perception_reaches_the_graph_the_changes_and_the_state(ros):
+    batch = {"observation_id": "cam-1", "entities": {"cup9": {"type": "dish", "label": "blue cup"}},
+             "triplets": [["cup9", "on", "counter1"], ["plate1", "dirty", True]]}
+    ros.publish("/world_model/perception", batch)
+    result = ros.result("/world_model/results", "cam-1")
+    assert result["ok"] and result["batches"][0]["accepted"]
+    seq = result["batches"][0]["seq"]
+    graph = world(ros).graph
+    assert graph.has_fact(F("on", "cup9", "counter1")) and graph.entity_attrs("cup9")["label"] == "blue cup"
+    record = ros.wait("/world_model/changes", lambda r: r["seq"] == seq)
+    assert record["source"] == "perception" and record["ref"] == "cam-1"
+    state = ros.wait("/world_model/state", lambda s: s["seq"] >= seq)
+    assert "cup9" in state["graph"]["entities"] and state["domain"] == "household"
+
+
+BAD = [
+    ("/world_model/perception", "{not json", "malformed", "not JSON"),
+    ("/world_model/perception", {"observation_id": "x", "triplets": [["mug1", "on_top", "counter1"]]}, "rejected",
+     "unknown predicate 'on_top'"),
+    ("/world_model/perception", {"observation_id": "x", "triplets": "mug1 on counter1"}, "malformed", "'triplets'"),
+    ("/world_model/perception", [{"triplets": [["mug1", "on", "table1"]]}, {"colour": "red"}], "malformed",
+     "batch 2 of 2"),
+    ("/world_model/apply", {"id": "a", "delta": {"add": [["kitchen_tap", "faucet_on", True]]}, "source": "nl"},
+     "rejected", "unknown entity 'kitchen_tap'"),
+    ("/world_model/apply", {"id": "a", "delta": {"add": [["book1", "on", "fridge1"]]}}, "rejected",
+     "must be a surface"),
+    ("/world_model/apply", {"id": "a", "delta": {"add": []}, "source": "import"}, "malformed", "'source'"),
+    ("/world_model/apply", {"id": "a", "delta": [], "ref": 7}, "malformed", "'delta' must be dict"),
+    ("/world_model/query", {"id": "q", "kind": "facts", "entity": "nobody"}, "malformed", "unknown entity"),
+    ("/world_model/query", {"id": "q", "kind": "everything"}, "malformed", "unknown query kind"),
+    ("/world_model/nl_update", {"id": "n", "text": 5}, "malformed", "'text' must be str"),
+    ("/world_model/nl_update", "   ", "malformed", "empty request"),
+]
+
+
+@pytest.mark.parametrize(("topic", "payload", "code", "says"), BAD, ids=[f"{t.split('/')[-1]}-{i}"
+                                                                        for i, (t, *_) in enumerate(BAD)])
+def test_a_bad_request_gets_an_error_and_changes_nothing(ros, topic, payload, code, says):
+    before, seq = snapshot(world(ros).graph), world(ros).last_seq
+    count = len(ros.received["/world_model/results"])
+    ros.publish(topic, payload)
+    result = ros.wait("/world_model/results", lambda r: r in ros.received["/world_model/results"][count:])
+    assert not result["ok"] and result["error"]["code"] == code and says in json.dumps(result), result
+    assert snapshot(world(ros).graph) == before and world(ros).last_seq == seq
+    ros.publish("/world_model/query", {"id": f"alive-{count}", "kind": "facts", "entity": "mug1"})
+    assert ros.result("/world_model/results", f"alive-{count}")["ok"]
+
+
+@pytest.mark.parametrize(("payload", "says"), [
+    ({"id": "t-bad-1", "execute": "yes", "task": "x"}, "'execute' must be bool"),
+    ({"id": "t-bad-2", "goal": "(has alice mug1)"}, "missing key 'task'"),
+    ({"id": "t-bad-3", "task": "x", "retrieval": "psychic"}, "unknown retrieval"),
+])
+def test_a_malformed_task_gets_an_error(ros, payload, says):
+    ros.publish("/planner/task", payload)
+    result = ros.result("/planner/plan", payload["id"])
+    assert not result["ok"] and result["error"]["code"] == "malformed" and says in result["error"]["message"]
+
+
+def test_a_goal_naming_an_unknown_object_is_an_invalid_goal(ros):
+    ros.publish("/planner/task", {"id": "t-ghost", "task": "give the ghost cup to alice", "goal": "(has alice cup42)",
+                                  "retrieval": "full", "execute": True})
+    result = ros.result("/planner/plan", "t-ghost")
+    assert not result["ok"] and result["error"]["code"] == "invalid_goal" and "cup42" in result["error"]["message"]
+
+
+def test_queries_answer_facts_entities_and_history(ros):
+    ros.publish("/world_model/query", {"id": "q-facts", "kind": "facts", "entity": "alice"})
+    ros.publish("/world_model/query", {"id": "q-rooms", "kind": "entities", "type": "room"})
+    ros.publish("/world_model/query", {"id": "q-story", "kind": "history", "entity": "phone1"})
+    assert ["alice", "has", "phone1"] in ros.result("/world_model/results", "q-facts")["facts"]
+    assert set(ros.result("/world_model/results", "q-rooms")["entities"]) == {"kitchen", "living_room", "bedroom"}
+    story = ros.result("/world_model/results", "q-story")["facts"]
+    assert {"fact": ["alice", "has", "phone1"], "seq": 1, "source": "import"}.items() <= story[0].items()
+
+
+def test_an_nl_update_goes_through_the_llm_and_the_verifier(ros, llm_server):
+    llm_server.push(reply(changes(("lamp1", "light_on", True, False))))
+    ros.publish("/world_model/nl_update", {"id": "nl-1", "text": "Alice switched off the living-room lamp."})
+    result = ros.result("/world_model/results", "nl-1")
+    assert result["ok"] and result["record"]["source"] == "nl" and result["record"]["ref"] == "nl-1"
+    assert not world(ros).graph.has_fact(F("light_on", "lamp1"))
+    ros.wait("/world_model/changes", lambda r: r["seq"] == result["record"]["seq"])
+
+
+def test_a_hallucinating_llm_changes_nothing(ros, llm_server):
+    wrong = reply(changes(("kitchen_tap", "faucet_on", True, True)))
+    llm_server.push(wrong, wrong)
+    before = snapshot(world(ros).graph)
+    ros.publish("/world_model/nl_update", "Someone turned on the kitchen tap.")
+    result = ros.wait("/world_model/results", lambda r: r["kind"] == "nl_update" and "kitchen tap" in r.get("text", ""))
+    assert not result["ok"] and result["error"]["code"] == "not_applied" and len(result["attempts"]) == 2
+    assert "kitchen_tap" in result["error"]["message"] and snapshot(world(ros).graph) == before
+
+
+def test_a_slow_llm_call_does_not_hold_up_perception(ros, llm_server):
+    llm_server.push(slow(3.0, changes(("tv1", "tv_on", True, True))))
+    ros.publish("/world_model/nl_update", {"id": "nl-slow", "text": "The TV is on now."})
+    time.sleep(0.3)
+    ros.publish("/world_model/perception", {"observation_id": "cam-during-llm", "triplets": [["apple1", "inside",
+                                                                                              "fridge1"]]})
+    quick = ros.result("/world_model/results", "cam-during-llm", timeout=2.5)
+    late = ros.result("/world_model/results", "nl-slow")
+    assert quick["ok"] and late["ok"] and quick["time"] < late["time"]
+    assert world(ros).graph.has_fact(F("tv_on", "tv1"))
+
+
+def test_a_task_is_planned_executed_and_written_back(ros):
+    ros.publish("/planner/task", {"id": "t-mug", "task": "bring the mug to Alice", "goal": "(has alice mug1)",
+                                  "retrieval": "full"})
+    plan = ros.result("/planner/plan", "t-mug")
+    assert plan["ok"] and plan["execute"] and plan["plan"][-1].startswith("(give the_robot mug1 alice")
+    done = ros.result("/executor/result", "t-mug")
+    assert done["ok"] and done["status"] == "completed" and len(done["steps"]) == len(plan["plan"])
+    graph = world(ros).graph
+    assert graph.has_fact(F("has", "alice", "mug1")) and graph.has_fact(F("hand_empty", "the_robot"))
+    records = [world(ros).store.record(step["seq"]) for step in done["steps"]]
+    assert [r.source for r in records] == ["plan"] * len(records) and {r.ref for r in records} == {"t-mug"}
+    steps = [s for s in ros.received["/executor/steps"] if s["plan_id"] == "t-mug"]
+    assert [s["action"] for s in steps] == plan["plan"]
+    statuses = [s["status"] for s in ros.received["/planner/status"] if s["id"] == "t-mug"]
+    assert statuses == ["queued", "planning", "solved"]
+    executor = ros.nodes["executor"]
+    assert executor.replica.origin_seq == world(ros).last_seq or executor.replica.graph == graph
+
+
+def test_a_failed_step_is_replanned_through_the_planner(ros):
+    assert not world(ros).graph.has_fact(F("light_on", "lamp2"))
+    ros.publish("/planner/task", {"id": "t-lamp", "task": "light the bedroom", "goal": "(light_on lamp2)",
+                                  "retrieval": "full"})
+    done = ros.result("/executor/result", "t-lamp")
+    assert done["ok"] and done["replans"] == 1 and "failed" in done["failures"][0]
+    assert world(ros).graph.has_fact(F("light_on", "lamp2"))
+
+
+def test_an_execute_request_with_a_bad_plan_gets_an_error(ros):
+    ros.publish("/executor/execute", {"id": "x-1", "plan": []})
+    ros.publish("/executor/execute", {"id": "x-2", "plan": ["(fly the_robot moon)"]})
+    assert ros.result("/executor/result", "x-1")["error"]["code"] == "malformed"
+    failed = ros.result("/executor/result", "x-2")
+    assert failed["error"]["code"] == "failed" and "fly" in failed["error"]["message"]
+
+
+def test_services_give_the_state_and_write_a_snapshot(ros):
+    for name, check in (("get_state", lambda r: json.loads(r.message)["seq"] == world(ros).last_seq),
+                        ("snapshot", lambda r: "snapshot written" in r.message)):
+        client = ros.client.create_client(Trigger, f"/world_model/{name}")
+        assert client.wait_for_service(timeout_sec=10)
+        future = client.call_async(Trigger.Request())
+        deadline = time.monotonic() + 10
+        while not future.done() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert future.result().success and check(future.result())
+    assert any(p.name.startswith("snapshot-") for p in world(ros).store.path.iterdir())
+
+
+def test_diagnostics_report_llm_store_queue_and_last_update(ros):
+    got: list[DiagnosticArray] = []
+    ros.client.create_subscription(DiagnosticArray, "/diagnostics", got.append, 10)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not {s.name for a in got for s in a.status} >= {
+            "l3mp: world_model", "l3mp: planner", "l3mp: executor"}:
+        time.sleep(0.05)
+    status = next(s for a in got for s in a.status if s.name == "l3mp: world_model")
+    values = {kv.key: kv.value for kv in status.values}
+    assert {"llm", "store", "queue_depth", "last_update", "last_seq"} <= set(values)
+    assert values["store"].startswith("writable") and values["llm"].startswith("compatible:scripted")
+    planner = next(s for a in got for s in a.status if s.name == "l3mp: planner")
+    assert "in step at record" in {kv.key: kv.value for kv in planner.values}["world_model"]
