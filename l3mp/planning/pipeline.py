@@ -19,7 +19,7 @@ from l3mp.retrieval.base import Retrieved, Retriever
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import WorldModel
 
-STATUSES = ("solved", "unsolvable", "timeout", "invalid_goal", "error")
+STATUSES = ("solved", "unsolvable", "timeout", "memout", "invalid_goal", "error")
 _NAME = re.compile(r"[^\s()]+")
 
 
@@ -140,7 +140,7 @@ class TaskPlanner:
             _record(result, problem, outcome)
             if outcome.solved:
                 result.validation = validate_plan(self.world.domain, graph, outcome.plan, goal)
-            if outcome.status in ("timeout", "error") or (result.validation and result.validation.valid):
+            if outcome.status in ("timeout", "memout", "error") or (result.validation and result.validation.valid):
                 break
             wider = self._wider(graph, problem, result.validation)
             if result.expansions >= self.max_expansions or wider <= context:

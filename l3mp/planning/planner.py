@@ -13,6 +13,8 @@ from unified_planning.exceptions import UPNoRequestedEngineAvailableException
 from unified_planning.plans import SequentialPlan
 from unified_planning.shortcuts import OneshotPlanner
 
+from l3mp.planning.engines.lapkt import DEFAULT
+from l3mp.planning.engines.lapkt_pool import default_memory_limit_mb
 from l3mp.planning.problem import action_text
 
 PLANNERS = ("lapkt", "fast-downward")
@@ -24,13 +26,14 @@ _STATUS = {
     Status.UNSOLVABLE_PROVEN: "unsolvable",
     Status.UNSOLVABLE_INCOMPLETELY: "unsolvable",
     Status.TIMEOUT: "timeout",
+    Status.MEMOUT: "memout",
 }
 _ERROR_LINES = 6
 
 
 @dataclass(frozen=True)
 class PlanOutcome:
-    """What one planner call gave: `status` is solved, unsolvable, timeout or error."""
+    """What one planner call gave: `status` is solved, unsolvable, timeout, memout (out of memory) or error."""
 
     status: str
     plan: list[str] = field(default_factory=list)
@@ -54,8 +57,8 @@ def plan(
 ) -> PlanOutcome:
     """Solve `problem` with the named unified-planning one-shot planner within `timeout_s` seconds.
 
-    `planner_options` are the engine's parameters, e.g. ``{"planner": "siw"}`` for LAPKT or
-    ``{"fast_downward_alias": "lama-first"}`` for Fast Downward.
+    `planner_options` are the engine's parameters, e.g. ``{"planner": "siw"}`` or ``{"memory_limit_mb": 2048}``
+    for LAPKT, or ``{"fast_downward_alias": "lama-first"}`` for Fast Downward.
     """
     if timeout_s <= 0:
         return PlanOutcome("error", engine=planner, message=f"timeout_s must be positive, not {timeout_s}")
@@ -69,10 +72,12 @@ def plan(
     except Exception as exc:  # unified-planning raises many types (unsupported problem, bad options, ...)
         return PlanOutcome("error", seconds=time.monotonic() - start, engine=planner,
                            message=f"{planner} could not run: {type(exc).__name__}: {exc}")
-    return _outcome(result, planner, time.monotonic() - start, timeout_s)
+    return _outcome(result, planner, time.monotonic() - start, timeout_s, dict(planner_options or {}))
 
 
-def _outcome(result: PlanGenerationResult, planner: str, seconds: float, timeout_s: float) -> PlanOutcome:
+def _outcome(
+    result: PlanGenerationResult, planner: str, seconds: float, timeout_s: float, options: dict
+) -> PlanOutcome:
     status = _STATUS.get(result.status, "error")
     engine = result.engine_name or planner
     if status == "solved" and not isinstance(result.plan, SequentialPlan):
@@ -86,12 +91,12 @@ def _outcome(result: PlanGenerationResult, planner: str, seconds: float, timeout
         up_plan=up_plan,
         seconds=seconds,
         engine=engine,
-        message=_message(result, status, len(steps), timeout_s),
+        message=_message(result, status, len(steps), timeout_s, options),
         up_status=result.status.name,
     )
 
 
-def _message(result: PlanGenerationResult, status: str, steps: int, timeout_s: float) -> str:
+def _message(result: PlanGenerationResult, status: str, steps: int, timeout_s: float, options: dict) -> str:
     if status == "solved":
         return f"plan of {steps} step(s)"
     if result.status == Status.UNSOLVABLE_PROVEN:
@@ -100,7 +105,18 @@ def _message(result: PlanGenerationResult, status: str, steps: int, timeout_s: f
         return "no plan found; the planner's search is incomplete, so a plan may still exist (try a complete planner)"
     if status == "timeout":
         return f"no plan within the time limit of {timeout_s:g} s"
+    if status == "memout":
+        return f"the planner ran out of memory{_memory_cap(result, options)} before finding a plan"
     return f"planner failed ({result.status.name}): {_error_tail(result)}"
+
+
+def _memory_cap(result: PlanGenerationResult, options: dict) -> str:
+    """`` (its cap: N MB)`` for LAPKT, whose cap l3mp sets; empty for other planners."""
+    if result.engine_name != "lapkt":
+        return ""
+    limit = options.get("memory_limit_mb", DEFAULT)
+    limit = default_memory_limit_mb() if limit == DEFAULT else limit
+    return f" (its cap: {limit} MB, set by the memory_limit_mb option)" if limit else ""
 
 
 def _error_tail(result: PlanGenerationResult) -> str:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import sys
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -12,9 +13,17 @@ from unified_planning.io import PDDLReader
 from unified_planning.shortcuts import GE, Fluent, IntType, OneshotPlanner, get_environment
 
 from l3mp.planning import register_engines
-from l3mp.planning.engines import lapkt
+from l3mp.planning.engines import lapkt_pool
 from l3mp.planning.engines.lapkt import LAPKTPlanner
-from tests.planning.planning_support import FEATURES, assert_valid, pddlgym_problem
+from l3mp.planning.problem import full_state_problem
+from tests.helpers import household
+from tests.planning.planning_support import (
+    FEATURES,
+    LIGHTS_AND_FAUCETS_OFF,
+    assert_valid,
+    house_graph,
+    pddlgym_problem,
+)
 
 
 def features_problem(goal: str):
@@ -122,58 +131,61 @@ def test_numeric_problems_are_declared_unsupported():
     assert "INT_FLUENTS" in result.log_messages[0].message
 
 
-class SpawningPlanner(LAPKTPlanner):
-    """Runs, instead of LAPKT, a process that starts a long-lived child (as LAPKT starts gringo) and waits."""
-
-    def _get_cmd(self, domain_filename: str, problem_filename: str, plan_filename: str) -> list[str]:
-        child = "import time; time.sleep(60)"
-        return [sys.executable, "-c", f"import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', "
-                f"{child!r}]); time.sleep(60)"]
-
-
-def test_the_timeout_kills_the_planners_whole_process_group(monkeypatch):
-    started = []
-    popen = lapkt.subprocess.Popen
-
-    def recording_popen(*args, **kwargs):
-        started.append(popen(*args, **kwargs))
-        return started[-1]
-
-    monkeypatch.setattr(lapkt.subprocess, "Popen", recording_popen)
+def test_the_timeout_kills_the_planning_child_and_the_warm_server_plans_on():
+    problem = full_state_problem(household(), house_graph(target_entities=450), LIGHTS_AND_FAUCETS_OFF)
     begin = time.monotonic()
-    result = SpawningPlanner().solve(features_problem("(painted b2)"), timeout=1.0)
+    result = solve(problem, timeout=0.3)
     assert time.monotonic() - begin < 3
     assert (result.status, result.plan) == (Status.TIMEOUT, None)
-    (proc,) = started
-    assert proc.returncode is not None  # reaped
+    (server,) = lapkt_pool._POOL._idle  # kept: only the child that planned was killed
     time.sleep(0.1)
-    assert live_processes_in_group(proc.pid) == []  # the child too (zombies reparented to init aside)
+    assert live_children(server._proc.pid) == []
+    small = features_problem("(painted b2)")
+    assert solve(small).status == Status.SOLVED_SATISFICING
+    assert lapkt_pool._POOL._idle == [server]
 
 
-def test_a_tiny_timeout_on_a_big_problem_returns_timeout_quickly():
-    begin = time.monotonic()
-    result = solve(pddlgym_problem("manylogistics", index=-1), timeout=0.2)
-    assert time.monotonic() - begin < 3
-    assert (result.status, result.plan) == (Status.TIMEOUT, None)
+def test_concurrent_calls_get_their_own_servers():
+    problem = features_problem("(and (painted b3) (lit l2))")
+    with ThreadPoolExecutor(3) as pool:
+        results = list(pool.map(lambda _: solve(problem), range(3)))
+    assert [r.status for r in results] == [Status.SOLVED_SATISFICING] * 3
+    for result in results:
+        assert_valid(problem, result.plan)
+    assert 1 <= len(lapkt_pool._POOL._idle) <= 2  # extra servers beyond the idle cap were closed
 
 
-def live_processes_in_group(pgid: int) -> list[str]:
-    """The pids of the processes of a process group that are not zombies (Linux /proc)."""
+def live_children(pid: int) -> list[str]:
+    """The pids of the non-zombie children of a process (Linux /proc)."""
     live = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            state, _, group = stat.read_text().rsplit(")", 1)[1].split()[:3]
+            state, parent = stat.read_text().rsplit(")", 1)[1].split()[:2]
         except OSError:
             continue  # the process ended meanwhile
-        if int(group) == pgid and state != "Z":
+        if int(parent) == pid and state != "Z":
             live.append(stat.parent.name)
     return live
 
 
-def test_a_memory_limit_turns_into_memout():
-    problem = features_problem("(forall (?b - ball) (painted ?b))")
-    result = solve(problem, memory_limit_mb=20)
-    assert result.status == Status.MEMOUT
+def test_a_problem_beyond_the_memory_cap_is_a_memout_and_a_small_one_still_solves():
+    graph = house_graph(target_entities=450)
+    big = full_state_problem(household(), graph, LIGHTS_AND_FAUCETS_OFF)
+    result = solve(big, memory_limit_mb=300)
+    assert result.status == Status.MEMOUT, result.log_messages
+    assert "out of memory" in result.log_messages[-1].message
+    small = features_problem("(forall (?b - ball) (painted ?b))")
+    assert solve(small, memory_limit_mb=300).status == Status.SOLVED_SATISFICING
+
+
+def test_the_memory_cap_defaults_to_4_gb_or_half_the_ram_and_is_checked():
+    ram_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1024 * 1024)
+    assert LAPKTPlanner().memory_limit_mb == min(4096, ram_mb // 2)
+    assert LAPKTPlanner(memory_limit_mb=None).memory_limit_mb is None
+    assert LAPKTPlanner(memory_limit_mb=512).memory_limit_mb == 512
+    for bad in (0, -5, "lots", True):
+        with pytest.raises(ValueError, match="memory_limit_mb must be a positive number of MB"):
+            LAPKTPlanner(memory_limit_mb=bad)
 
 
 def test_lapkt_writes_nothing_to_the_working_directory(tmp_path, monkeypatch):

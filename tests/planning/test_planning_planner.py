@@ -98,5 +98,6 @@ def test_planner_failures_are_outcomes_not_exceptions():
     assert bad_option.status == "error" and "unknown LAPKT planner 'astar'" in bad_option.message
     assert plan(problem, timeout_s=0).status == "error"
     out_of_memory = plan(problem, planner_options={"memory_limit_mb": 20})
-    assert (out_of_memory.status, out_of_memory.up_status) == ("error", "MEMOUT")
-    assert "planner failed (MEMOUT)" in out_of_memory.message
+    assert (out_of_memory.status, out_of_memory.up_status) == ("memout", "MEMOUT")
+    assert out_of_memory.message == ("the planner ran out of memory (its cap: 20 MB, set by the memory_limit_mb "
+                                     "option) before finding a plan")

@@ -1,31 +1,28 @@
-"""A unified-planning engine for LAPKT's planners (SIW, BFS(f), SIW-then-BFS(f)), run as ``lapkt_cmd.py``."""
+"""A unified-planning engine for LAPKT's planners (SIW, BFS(f), SIW-then-BFS(f)), run in warm LAPKT processes."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import shutil
-import signal
-import subprocess
-import sys
 import tempfile
-import time
+import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import unified_planning as up
-from unified_planning.engines import CompilationKind, Credits, OptimalityGuarantee
+from unified_planning.engines import CompilationKind, Credits, Engine, OptimalityGuarantee
 from unified_planning.engines import PlanGenerationResultStatus as Status
 from unified_planning.engines.compilers import DisjunctiveConditionsRemover, QuantifiersRemover
-from unified_planning.engines.pddl_planner import PDDLPlanner
+from unified_planning.engines.mixins import OneshotPlannerMixin
 from unified_planning.engines.results import CompilerResult, LogLevel, LogMessage, PlanGenerationResult
 from unified_planning.io import PDDLWriter
 from unified_planning.model import ProblemKind
 from unified_planning.model.problem_kind_versioning import LATEST_PROBLEM_KIND_VERSION
-from unified_planning.plans import SequentialPlan
+from unified_planning.plans import ActionInstance, SequentialPlan
 from unified_planning.shortcuts import SequentialSimulator
+
+from l3mp.planning.engines import lapkt_pool
+from l3mp.planning.engines.lapkt_pool import Ended, Request, default_memory_limit_mb
 
 PLANNERS = {
     "siw-then-bfsf": "SIW_PLUS_BFS_F_Planner",
@@ -37,15 +34,14 @@ PLANNERS = {
 COMPLETE = frozenset({"SIW_PLUS_BFS_F_Planner", "BFS_f_Planner"})
 """Planners whose search is exhaustive: when they find no plan, none exists."""
 
+DEFAULT = "default"
+"""`memory_limit_mb` value meaning :func:`default_memory_limit_mb`."""
+
 _REACH_GOAL = "REACH-GOAL"
-_RELAXED_UNREACHABLE = "ReachabilityLPUnsolvable"
-_FINISHED = "PLANNER_EXIT_CODE: SUCCESS"
+_TASK_NAME = "l3mp_task"
 _OUT_OF_MEMORY = ("MemoryError", "bad_alloc")
-# Runs the planner under an address-space limit without preexec_fn (unsafe in threaded programs).
-_LIMITED = (
-    "import os, resource, sys; m = int(sys.argv[1]); resource.setrlimit(resource.RLIMIT_AS, (m, m)); "
-    "os.execv(sys.argv[2], sys.argv[2:])"
-)
+_UP_LOCK = threading.Lock()
+"""unified-planning's walkers are not thread-safe: the engine's own compile, write and plan mapping take turns."""
 
 CREDITS = Credits(
     name="LAPKT",
@@ -55,37 +51,34 @@ CREDITS = Credits(
     license="MIT",
     short_description="LAPKT width-based planners: SIW, BFS(f) and SIW-then-BFS(f) (the L3M+P planner).",
     long_description="LAPKT width-based planners: SIW, BFS(f) and SIW-then-BFS(f) (the L3M+P planner), "
-    "run as lapkt_cmd.py with the Tarski grounder.",
+    "run in warm LAPKT processes with LAPKT's Tarski front end.",
 )
 
 
-@dataclass(frozen=True)
-class _Run:
-    """What a finished (or killed) planner process left behind."""
 
-    stdout: str
-    stderr: str
-    returncode: int | None
-    timed_out: bool
-    seconds: float
-
-
-class LAPKTPlanner(PDDLPlanner):
+class LAPKTPlanner(Engine, OneshotPlannerMixin):
     """LAPKT as a unified-planning one-shot planner.
 
     `planner` is ``siw-then-bfsf`` (default), ``siw`` or ``bfsf`` (or a LAPKT class name);
-    `memory_limit_mb` caps the planner process's address space (None: no cap).
+    `memory_limit_mb` caps the address space of the process that grounds and searches (``"default"``:
+    4 GB or half the RAM, whichever is less; None: no cap). Running out of it gives MEMOUT.
 
-    LAPKT's Tarski front end silently drops quantified goals and mishandles other formulas
-    (conjunctions of disjunctions, implications), so quantifiers and disjunctions are first
-    compiled away with unified-planning's compilers and the plan is mapped back.
+    Each problem is solved by LAPKT's own Tarski front end and search in a child forked from a warm
+    server process (see ``lapkt_worker.py``), so a call pays neither Python's start nor LAPKT's import,
+    and a timeout kills that child alone. LAPKT's front end silently drops quantified goals and
+    mishandles other formulas (conjunctions of disjunctions, implications), so quantifiers and
+    disjunctions are first compiled away with unified-planning's compilers and the plan is mapped back.
     """
 
-    def __init__(self, planner: str = "siw-then-bfsf", memory_limit_mb: int | None = None) -> None:
-        PDDLPlanner.__init__(self, needs_requirements=True)
+    def __init__(self, planner: str = "siw-then-bfsf", memory_limit_mb: int | str | None = DEFAULT) -> None:
+        Engine.__init__(self)
+        OneshotPlannerMixin.__init__(self)
         self._planner = _planner_class(planner)
-        if memory_limit_mb is not None and memory_limit_mb <= 0:
-            raise ValueError(f"memory_limit_mb must be positive or None, not {memory_limit_mb}")
+        if memory_limit_mb == DEFAULT:
+            memory_limit_mb = default_memory_limit_mb()
+        if memory_limit_mb is not None and (isinstance(memory_limit_mb, (str, bool)) or memory_limit_mb <= 0):
+            raise ValueError(f"memory_limit_mb must be a positive number of MB, {DEFAULT!r} or None, "
+                             f"not {memory_limit_mb!r}")
         self._memory_limit_mb = memory_limit_mb
 
     @property
@@ -96,6 +89,11 @@ class LAPKTPlanner(PDDLPlanner):
     def planner(self) -> str:
         """The LAPKT planner class this engine runs."""
         return self._planner
+
+    @property
+    def memory_limit_mb(self) -> int | None:
+        """The address-space cap of the planning process in MB (None: no cap)."""
+        return self._memory_limit_mb  # type: ignore[return-value]
 
     @staticmethod
     def get_credits(**kwargs) -> Credits:
@@ -123,32 +121,6 @@ class LAPKTPlanner(PDDLPlanner):
     def supports(problem_kind: ProblemKind) -> bool:
         return problem_kind <= LAPKTPlanner.supported_kind()
 
-    def _get_cmd(self, domain_filename: str, problem_filename: str, plan_filename: str) -> list[str]:
-        log_file = str(Path(plan_filename).with_name("lapkt.log"))
-        cmd = [sys.executable, str(lapkt_script()), self._planner, "-d", domain_filename, "-p", problem_filename,
-               "--plan_file", plan_filename, "--log_file", log_file]
-        if self._memory_limit_mb is None:
-            return cmd
-        return [sys.executable, "-c", _LIMITED, str(self._memory_limit_mb * 1024 * 1024), *cmd]
-
-    def _result_status(
-        self,
-        problem: up.model.Problem,
-        plan: up.plans.Plan | None,
-        retval: int | None,
-        log_messages: list[LogMessage] | None = None,
-    ) -> Status:
-        out = "\n".join(m.message for m in log_messages or ())
-        if plan is not None:
-            return Status.SOLVED_SATISFICING
-        if _RELAXED_UNREACHABLE in out:
-            return Status.UNSOLVABLE_PROVEN
-        if any(marker in out for marker in _OUT_OF_MEMORY):
-            return Status.MEMOUT
-        if retval == 0 and _FINISHED in out:
-            return Status.UNSOLVABLE_PROVEN if self._planner in COMPLETE else Status.UNSOLVABLE_INCOMPLETELY
-        return Status.INTERNAL_ERROR
-
     def _solve(self, problem, heuristic=None, timeout=None, output_stream=None) -> PlanGenerationResult:
         assert isinstance(problem, up.model.Problem)
         unsupported = sorted(set(problem.kind.features) - set(self.supported_kind().features))
@@ -156,39 +128,57 @@ class LAPKTPlanner(PDDLPlanner):
             message = f"LAPKT cannot solve problems with: {', '.join(unsupported)}"
             return PlanGenerationResult(Status.UNSUPPORTED_PROBLEM, None, self.name,
                                         log_messages=[LogMessage(LogLevel.ERROR, message)])
-        task, compilations = _lapkt_task(problem)
-        writer = PDDLWriter(task, needs_requirements=True)
+        with _UP_LOCK:
+            task, compilations = _lapkt_task(problem)
+            writer = PDDLWriter(task, needs_requirements=True)
         with tempfile.TemporaryDirectory(prefix="l3mp-lapkt-") as tmp:
-            domain_file, problem_file, plan_file = (os.path.join(tmp, n) for n in ("domain.pddl", "problem.pddl",
-                                                                                     "plan.txt"))
-            Path(domain_file).write_text(_with_preconditions(writer.get_domain()), encoding="utf-8")
-            writer.write_problem(problem_file)
-            run = _run(self._get_cmd(domain_file, problem_file, plan_file), cwd=tmp, timeout=timeout)
-            steps = _plan_lines(plan_file)
-        _echo(run, output_stream)
-        logs = [LogMessage(LogLevel.INFO, run.stdout), LogMessage(LogLevel.ERROR, run.stderr)]
-        metrics = {"engine_internal_time": str(run.seconds), "returncode": str(run.returncode)}
-        if run.timed_out:
-            return PlanGenerationResult(Status.TIMEOUT, None, self.name, metrics=metrics, log_messages=logs)
+            with _UP_LOCK:
+                request = self._request(tmp, writer)
+            try:
+                ended = lapkt_pool.run(request, timeout)  # unlocked: concurrent calls plan in parallel
+            except lapkt_pool.LAPKTUnavailable as exc:
+                return PlanGenerationResult(Status.INTERNAL_ERROR, None, self.name,
+                                            log_messages=[LogMessage(LogLevel.ERROR, str(exc))])
+            steps = _plan_lines(request.plan_file)
+            out, err = _read(request.stdout), _read(request.stderr)
+        _echo(out, err, output_stream)
+        error = "\n".join(part for part in (err, ended.message) if part)
+        logs = [LogMessage(LogLevel.INFO, out), LogMessage(LogLevel.ERROR, error)]
+        metrics = {"engine_internal_time": str(ended.seconds), "outcome": ended.outcome}
         plan = None
-        if steps:
-            plan = _map_back(self._plan_from_str(task, "\n".join(steps), writer.get_item_named), compilations)
-        elif _goal_holds_initially(problem):  # LAPKT writes no plan file then, or an empty one
-            plan = SequentialPlan([], problem.environment)
-        status = self._result_status(task, plan, run.returncode, logs)
-        return PlanGenerationResult(status, plan, self.name, metrics=metrics, log_messages=logs)
+        with _UP_LOCK:
+            if ended.outcome == "finished" and steps:
+                plan = _map_back(_plan_from_lines(steps, writer), compilations)
+            elif ended.outcome == "finished" and _goal_holds_initially(problem):  # LAPKT then writes no plan
+                plan = SequentialPlan([], problem.environment)
+        return PlanGenerationResult(self._status(ended, plan, error), plan, self.name, metrics=metrics,
+                                    log_messages=logs)
 
+    def _request(self, tmp: str, writer: PDDLWriter) -> Request:
+        """Write the task's files into `tmp` and describe the request. The domain and problem names are
+        normalised, so that the server parses a domain text once for all the problems that share it."""
+        files = {key: os.path.join(tmp, name) for key, name in (
+            ("domain", "domain.pddl"), ("problem", "problem.pddl"), ("plan_file", "plan.txt"),
+            ("log_file", "lapkt.log"), ("stdout", "stdout.txt"), ("stderr", "stderr.txt"), ("result", "result.json"))}
+        domain = re.sub(r"\(domain\s+[^\s()]+\)", f"(domain {_TASK_NAME})", writer.get_domain(), count=1)
+        problem = re.sub(r"\(:domain\s+[^\s()]+\)", f"(:domain {_TASK_NAME})", writer.get_problem(), count=1)
+        Path(files["domain"]).write_text(_with_preconditions(domain), encoding="utf-8")
+        Path(files["problem"]).write_text(problem, encoding="utf-8")
+        limit = None if self._memory_limit_mb is None else int(self._memory_limit_mb) * 1024 * 1024
+        return Request(planner=self._planner, memory_limit_bytes=limit, **files)
 
-def lapkt_script() -> Path:
-    """The ``lapkt_cmd.py`` of this Python environment (next to the interpreter, else on PATH)."""
-    beside = Path(sys.executable).parent / "lapkt_cmd.py"
-    if beside.is_file():
-        return beside
-    found = shutil.which("lapkt_cmd.py")
-    if found is None:
-        raise FileNotFoundError("lapkt_cmd.py not found next to the Python interpreter or on PATH; "
-                                "install LAPKT with: pip install lapkt clingo")
-    return Path(found)
+    def _status(self, ended: Ended, plan: SequentialPlan | None, error: str) -> Status:
+        if plan is not None:
+            return Status.SOLVED_SATISFICING
+        if ended.outcome == "timeout":
+            return Status.TIMEOUT
+        if ended.outcome == "unreachable":
+            return Status.UNSOLVABLE_PROVEN
+        if ended.outcome == "memout" or (ended.outcome != "finished" and any(m in error for m in _OUT_OF_MEMORY)):
+            return Status.MEMOUT
+        if ended.outcome == "finished":
+            return Status.UNSOLVABLE_PROVEN if self._planner in COMPLETE else Status.UNSOLVABLE_INCOMPLETELY
+        return Status.INTERNAL_ERROR
 
 
 def _planner_class(planner: str) -> str:
@@ -259,43 +249,32 @@ def _plan_lines(plan_file: str) -> list[str]:
     return steps
 
 
-def _run(cmd: list[str], *, cwd: str, timeout: float | None) -> _Run:
-    """Run `cmd` in `cwd` as a new process group, its output to files there; at the timeout, kill the group."""
-    out_path, err_path = os.path.join(cwd, "stdout.txt"), os.path.join(cwd, "stderr.txt")
-    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
-    start = time.monotonic()
-    with open(out_path, "wb") as out, open(err_path, "wb") as err:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=cwd, env=env,
-                                start_new_session=True)
-        try:
-            proc.wait(timeout=timeout)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            _stop(proc)
-            timed_out = True
-    seconds = time.monotonic() - start
-    return _Run(_read(out_path), _read(err_path), proc.returncode, timed_out, seconds)
+
+def _plan_from_lines(steps: list[str], writer: PDDLWriter) -> SequentialPlan:
+    """The plan of LAPKT's ``(name arg ...)`` lines, in the written task's actions and objects."""
+    actions = []
+    for step in steps:
+        name, *args = step.strip().strip("()").lower().split()
+        action = writer.get_item_named(name)
+        actions.append(ActionInstance(action, [writer.get_item_named(a) for a in args]))  # type: ignore[arg-type]
+    return SequentialPlan(actions)
 
 
 def _read(path: str) -> str:
-    return Path(path).read_text(encoding="utf-8", errors="replace")
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    """Kill the planner's whole process group (the grounder runs in a child process) and reap it."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-
-
-def _echo(run: _Run, output_stream) -> None:
-    """Copy the planner's output to the caller's stream(s), as PDDLPlanner does (after the run)."""
+def _echo(out: str, err: str, output_stream) -> None:
+    """Copy the planner's output to the caller's stream(s) (after the run)."""
     if output_stream is None:
         return
     if isinstance(output_stream, tuple):
-        out, err = output_stream
-        for stream, text in ((out, run.stdout), (err, run.stderr)):
+        out_stream, err_stream = output_stream
+        for stream, text in ((out_stream, out), (err_stream, err)):
             if stream is not None:
                 stream.write(text)
     else:
-        output_stream.write(run.stdout + run.stderr)
+        output_stream.write(out + err)
