@@ -36,9 +36,10 @@ class Harness:
     """Nodes in one process (their own rclpy context) plus a client node; `wait` returns the first message on a
     topic that matches a predicate."""
 
-    def __init__(self, nodes: Iterable[str], params: Mapping[str, Mapping[str, Any]]) -> None:
+    def __init__(self, nodes: Iterable[str], params: Mapping[str, Mapping[str, Any]], *,
+                 domain_id: int | None = None) -> None:
         self.context = rclpy.Context()
-        rclpy.init(context=self.context)
+        rclpy.init(context=self.context, domain_id=domain_id)
         self.nodes: dict[str, Any] = {}
         self.executor = MultiThreadedExecutor(num_threads=8, context=self.context)
         try:
@@ -94,6 +95,20 @@ class Harness:
     def result(self, topic: str, ident: str, timeout: float = TIMEOUT_S) -> dict:
         """The result message with id `ident`."""
         return self.wait(topic, lambda msg: msg.get("id") == ident, timeout)
+
+    def ask(self, topic: str, payload: dict, result_topic: str, timeout: float = TIMEOUT_S) -> dict:
+        """Publish a request until its result comes (for a node that has just (re)started: discovery may still
+        deliver to the one it replaces); each try has its own id (``<id>-<try>``)."""
+        deadline = time.monotonic() + timeout
+        for attempt in range(1, 1000):
+            ident = f"{payload['id']}-{attempt}"
+            self.publish(topic, {**payload, "id": ident})
+            try:
+                return self.result(result_topic, ident, timeout=min(2.0, max(0.1, deadline - time.monotonic())))
+            except AssertionError:
+                if time.monotonic() >= deadline:
+                    raise
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         self.executor.shutdown(timeout_sec=5)

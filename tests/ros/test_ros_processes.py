@@ -1,0 +1,135 @@
+"""The nodes as separate processes (the console scripts), talking over DDS on loopback in a random ROS domain:
+perception, an NL update (scripted LLM server, a TEST DOUBLE for a paid API), a task planned, executed and
+written back; malformed messages; killing and restarting the world model; the one-process bringup; SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import signal
+
+import pytest
+
+from l3mp.world.model import WorldModel
+from tests.helpers import F, household, household_rules
+from tests.llm.scripted_server import ScriptedServer, reply
+from tests.ros.processes import CONFIG, NodeProcess, random_domain, ros_env, write_params
+from tests.ros.support import Harness, make_store
+
+START_S = 60.0
+"""Deadline for processes to start and discover each other on a loaded machine."""
+
+
+class Stack:
+    """Three node processes and a client in this process, all in one random ROS domain."""
+
+    def __init__(self, tmp_path, llm_url: str) -> None:
+        self.dir = tmp_path
+        self.domain_id = random_domain()
+        self.env = ros_env(self.domain_id, tmp_path / "logs")
+        self.store = make_store(tmp_path / "world")
+        llm = {"llm.provider": "compatible", "llm.base_url": llm_url, "llm.model": "scripted", "llm.timeout_s": 10.0}
+        self.params = write_params(tmp_path / "params.yaml", {
+            "world_model": {"store_path": str(self.store), "fsync": True, "state_period_s": 0.1,
+                            "update.retrieval": "full", **llm},
+            "planner": {"retrieval": "full", "planner": "fast-downward", **llm},
+        })
+        self.procs: dict[str, NodeProcess] = {}
+        self.client = Harness((), {}, domain_id=self.domain_id)
+
+    def start(self, script: str, name: str) -> NodeProcess:
+        args = ["--ros-args", "--params-file", str(CONFIG), "--params-file", str(self.params)]
+        self.procs[name] = NodeProcess(script, args, self.env, self.dir / f"{name}-{len(self.procs)}.log")
+        return self.procs[name]
+
+    def close(self) -> None:
+        for proc in self.procs.values():
+            proc.stop(timeout=15)
+        self.client.close()
+
+
+@pytest.fixture(scope="module")
+def llm_server():
+    with ScriptedServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory, llm_server):
+    stack = Stack(tmp_path_factory.mktemp("stack"), llm_server.url)
+    for script, name in (("l3mp-world-model", "world_model"), ("l3mp-planner", "planner"),
+                         ("l3mp-executor", "executor")):
+        stack.start(script, name)
+    try:
+        stack.client.wait("/world_model/state", timeout=START_S)
+        yield stack
+    finally:
+        stack.close()
+
+
+def test_perception_an_nl_update_and_a_task_run_through_three_processes(stack, llm_server):
+    ros = stack.client
+    ros.publish("/world_model/perception", {"observation_id": "cam-7", "entities": {"cup9": {"type": "dish"}},
+                                            "triplets": [["cup9", "on", "counter1"]]})
+    assert ros.result("/world_model/results", "cam-7", timeout=START_S)["ok"]
+    llm_server.push(reply(json.dumps({"changes": [{"subject": "lamp1", "relation": "light_on", "object": True,
+                                                   "now_true": False}]})))
+    ros.publish("/world_model/nl_update", {"id": "nl-7", "text": "Alice switched off the living-room lamp."})
+    assert ros.result("/world_model/results", "nl-7")["ok"]
+    ros.publish("/planner/task", {"id": "task-7", "task": "bring the blue cup to Alice", "goal": "(has alice cup9)",
+                                  "retrieval": "full"})
+    plan = ros.result("/planner/plan", "task-7", timeout=START_S)
+    assert plan["ok"] and plan["plan"][-1].startswith("(give the_robot cup9 alice"), plan
+    done = ros.result("/executor/result", "task-7", timeout=START_S)
+    assert done["ok"] and done["status"] == "completed"
+    last = done["steps"][-1]["seq"]
+    state = ros.wait("/world_model/state", lambda s: s["seq"] >= last)
+    facts = state["graph"]["facts"]
+    assert ["alice", "has", "cup9"] in facts and ["lamp1", "light_on", True] not in facts
+    assert ["the_robot", "hand_empty", True] in facts
+
+
+def test_malformed_messages_across_processes_leave_the_nodes_running(stack):
+    ros = stack.client
+    seen = len(ros.received["/world_model/results"])
+    ros.publish("/world_model/perception", '{"observation_id": "broken", "triplets": [["cup9", "on"]]')
+    ros.publish("/planner/task", {"id": "task-bad", "task": 42})
+    error = ros.wait("/world_model/results", lambda r: r in ros.received["/world_model/results"][seen:])["error"]
+    assert error["code"] == "malformed" and "not JSON" in error["message"]
+    assert ros.result("/planner/plan", "task-bad")["error"]["code"] == "malformed"
+    ros.publish("/world_model/query", {"id": "still-there", "kind": "facts", "entity": "cup9"})
+    assert ros.result("/world_model/results", "still-there")["ok"]
+    assert all(proc.alive() for proc in stack.procs.values())
+
+
+def test_a_killed_world_model_restarts_with_its_state_and_the_others_carry_on(stack):
+    ros = stack.client
+    before = ros.wait("/world_model/state", lambda s: True)
+    ros.publish("/world_model/query", {"id": "before-kill", "kind": "facts"})
+    facts = ros.result("/world_model/results", "before-kill")
+    stack.procs["world_model"].stop(signal.SIGKILL)
+    stack.start("l3mp-world-model", "world_model")
+    again = ros.ask("/world_model/query", {"id": "after-restart", "kind": "facts"}, "/world_model/results",
+                    timeout=START_S)
+    assert again["facts"] == facts["facts"] and again["seq"] == facts["seq"] >= before["seq"]
+    ros.publish("/planner/task", {"id": "task-after", "task": "switch the living-room lamp on",
+                                  "goal": "(light_on lamp1)", "retrieval": "full"})
+    done = ros.result("/executor/result", "task-after", timeout=START_S)
+    assert done["ok"] and done["steps"][-1]["seq"] > again["seq"]
+
+
+def test_the_bringup_runs_all_nodes_in_one_process_and_sigterm_flushes_the_store(tmp_path, llm_server):
+    stack = Stack(tmp_path, llm_server.url)
+    try:
+        proc = stack.procs["bringup"] = NodeProcess("l3mp-ros-bringup", ["--params-file", str(stack.params)],
+                                                    stack.env, tmp_path / "bringup.log")
+        ros = stack.client
+        ros.publish("/planner/task", {"id": "task-b", "task": "turn on the bedroom lamp", "goal": "(light_on lamp2)",
+                                      "retrieval": "full"})
+        done = ros.result("/executor/result", "task-b", timeout=START_S)
+        assert done["ok"], proc.output()
+        assert proc.stop(signal.SIGTERM) == 0, proc.output()
+    finally:
+        stack.close()
+    with WorldModel.open(household(), stack.store, rules=household_rules(), read_only=True) as world:
+        assert world.graph.has_fact(F("light_on", "lamp2")) and not world.warnings
+        assert any(p.name.startswith("snapshot-") for p in stack.store.iterdir())
