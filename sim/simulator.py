@@ -1,0 +1,208 @@
+"""The text household simulator (section V-A): a seeded house whose ground truth changes by people's events
+and by the robot's plans, told to the agent in natural language (or seen by perception), with tasks.
+
+`Simulator` owns the ground truth (a verified in-memory `WorldModel`, so it always satisfies the domain and
+its rules). `next_delivery` draws the next change (one event, or several told in one sentence), applies it to
+the truth and returns how the agent learns of it; `next_task` poses a task that is solvable from the truth,
+with its ground-truth problem and plan; `execute` runs one of the agent's actions in the truth (an
+`Executor`: preconditions checked there, effects applied through the domain's action semantics). Every draw
+uses a random source seeded by (seed, step, purpose), so episodes are reproducible and two agents facing the
+same seed meet the same events for as long as their plans leave the truth the same.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from l3mp_sim.events import EVENT_KINDS, PERCEPTION_ONLY, Event, draw_event
+from l3mp_sim.house import generate_house
+from l3mp_sim.language import Words, sentence
+from l3mp_sim.perception import LABEL_MODES, observation, perceive_house
+from l3mp_sim.state import HouseState
+from l3mp_sim.tasks import Task, draw_task
+from unified_planning.io import PDDLWriter
+
+from l3mp.cli import state_delta
+from l3mp.domain.paths import domain_path
+from l3mp.domain.pddl_domain import Domain
+from l3mp.errors import DeltaRejected, L3mpError
+from l3mp.planning import GraphExecutor, StepOutcome, full_state_problem, plan, validate_plan
+from l3mp.world.delta import Delta
+from l3mp.world.graph import WorldGraph
+from l3mp.world.model import Observation, WorldModel
+
+
+class SimulationError(L3mpError):
+    """The simulator reached a state it should never reach (an event or task it cannot realise)."""
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """What house and what kind of stream of changes an episode has."""
+
+    seed: int = 0
+    scale: float = 1.0
+    labels: str = "true"
+    label_fraction: float = 0.3
+    multi_event_prob: float = 0.25
+    partial_prob: float = 0.3
+    perception_prob: float = 0.0
+    new_item_prob: float = 0.2
+    planner: str = "lapkt"
+    planner_timeout_s: float = 60.0
+
+    def __post_init__(self) -> None:
+        for name in ("label_fraction", "multi_event_prob", "partial_prob", "perception_prob", "new_item_prob"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be between 0 and 1, not {value}")
+        if self.labels not in LABEL_MODES:
+            raise ValueError(f"labels must be one of {', '.join(LABEL_MODES)}, not {self.labels!r}")
+        if self.scale <= 0:
+            raise ValueError(f"scale must be positive, not {self.scale}")
+        if self.planner_timeout_s <= 0:
+            raise ValueError(f"planner_timeout_s must be positive, not {self.planner_timeout_s}")
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """How the agent learns of one change: a sentence (channel ``nl``) or a perception batch (``perception``)."""
+
+    step: int
+    text: str
+    events: tuple[Event, ...]
+    channel: str
+    observation: Observation | None = None
+
+    def mentions(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for event in self.events:
+            out.update(event.mentions)
+        return out
+
+    def delta(self) -> Delta:
+        """The true change of the whole delivery (what the truth went through, in order, netted)."""
+        removed, added = [], []
+        for event in self.events:
+            for fact in event.remove:
+                if fact in added:
+                    added.remove(fact)
+                else:
+                    removed.append(fact)
+            added.extend(event.add)
+        entities = {n: s for e in self.events for n, s in e.new_entities.items()}
+        return Delta(remove=tuple(removed), add=tuple(added), entities=entities)
+
+    def to_json(self) -> dict:
+        return {"step": self.step, "channel": self.channel, "text": self.text,
+                "events": [e.to_json() for e in self.events]}
+
+
+@dataclass(frozen=True)
+class PosedTask:
+    """A task with its ground truth: the problem over the full true state, the gold plan and its planning time."""
+
+    step: int
+    task: Task
+    gold_problem: str
+    gold_plan: list[str] = field(default_factory=list)
+    full_state_seconds: float = 0.0
+
+    def to_json(self) -> dict:
+        return {"step": self.step, **self.task.to_json(), "gold_plan": self.gold_plan,
+                "full_state_seconds": round(self.full_state_seconds, 4)}
+
+
+class Simulator:
+    """A seeded household episode: ground truth, events, tasks, and execution of the agent's actions."""
+
+    def __init__(self, config: SimConfig, *, domain: Domain | None = None, state: dict | None = None) -> None:
+        self.config = config
+        self.domain = domain or Domain.from_file(domain_path("household"))
+        house = generate_house(seed=config.seed, scale=config.scale)
+        perceived = perceive_house(house, mode=config.labels, fraction=config.label_fraction, seed=config.seed)
+        self._initial = perceived.house.to_graph()
+        self.relabelled = dict(perceived.relabelled)
+        self.truth = WorldModel(self.domain)
+        start = WorldGraph.from_json(state["truth"]) if state else self._initial
+        self.truth.apply(state_delta(self.domain, self.truth.graph, start, replace=True), source="import")
+        self.words = Words(state["words"] if state else perceived.words)
+        self.step = int(state["step"]) if state else 0
+        self._executor = GraphExecutor(self.domain, self.truth.graph)
+
+    # ---- the agent's starting point ---------------------------------------------------
+    def initial_graph(self) -> WorldGraph:
+        """The house as the robot first perceived it (its labels), before any event."""
+        return self._initial.copy()
+
+    @property
+    def state(self) -> HouseState:
+        return HouseState(self.truth.graph, self.domain)
+
+    # ---- changes ------------------------------------------------------------------------
+    def next_delivery(self) -> Delivery:
+        """Draw the next change, apply it to the truth, and return how the agent learns of it."""
+        self.step += 1
+        rng = self._rng("delivery")
+        config = self.config
+        channel = "perception" if rng.random() < config.perception_prob else "nl"
+        count = 1
+        if rng.random() < config.multi_event_prob:
+            count = rng.choice((2, 2, 3))
+        events: list[Event] = []
+        busy: set[str] = set()
+        for index in range(count):
+            kinds = EVENT_KINDS
+            if channel == "perception" and index == 0 and rng.random() < config.new_item_prob:
+                kinds = PERCEPTION_ONLY
+            event = draw_event(self.state, self.words, rng, busy=busy, partial_prob=config.partial_prob, kinds=kinds)
+            self._apply(event)
+            busy |= event.entities()
+            events.append(event)
+        text = sentence([e.clause for e in events], rng)
+        obs = observation(events, f"sim-{self.step}") if channel == "perception" else None
+        return Delivery(self.step, text, tuple(events), channel, obs)
+
+    def _apply(self, event: Event) -> None:
+        try:
+            self.truth.apply(event.delta(), source="user", input=event.clause)
+        except DeltaRejected as exc:
+            raise SimulationError(f"event {event.kind} ({event.clause!r}) breaks the domain: {exc}") from exc
+        for name, spec in event.new_entities.items():
+            self.words.add(name, spec.label or name)
+
+    # ---- tasks --------------------------------------------------------------------------
+    def next_task(self) -> PosedTask:
+        """Pose a task that is not yet done and that the planner solves from the true state."""
+        self.step += 1
+        rng = self._rng("task")
+        failed: list[str] = []
+        for _ in range(8):
+            task = draw_task(self.state, self.words, rng)
+            problem = full_state_problem(self.domain, self.truth.graph, task.goal_pddl, name="ground_truth")
+            outcome = plan(problem, planner=self.config.planner, timeout_s=self.config.planner_timeout_s)
+            if outcome.solved:
+                return PosedTask(self.step, task, PDDLWriter(problem).get_problem(), outcome.plan, outcome.seconds)
+            failed.append(f"{task.text} ({outcome.status}: {outcome.message})")
+        raise SimulationError("no solvable task found in 8 draws: " + "; ".join(failed))
+
+    def goal_holds(self, task: Task) -> bool:
+        """Whether the task's gold goal is true in the current ground truth."""
+        return validate_plan(self.domain, self.truth.graph, [], task.goal_pddl).valid
+
+    # ---- the robot acting in the world --------------------------------------------------
+    def execute(self, action: str) -> StepOutcome:
+        """Run one ground action in the truth: preconditions checked there, effects applied (`Executor`)."""
+        return self._executor.execute(action)
+
+    # ---- checkpoints --------------------------------------------------------------------
+    def to_json(self) -> dict:
+        """What `Simulator(config, state=...)` needs to continue exactly here."""
+        return {"step": self.step, "truth": self.truth.graph.to_json(with_since=False), "words": self.words.to_json()}
+
+    def _rng(self, purpose: str) -> random.Random:
+        return random.Random(f"{self.config.seed}/{self.step}/{purpose}")

@@ -1,0 +1,136 @@
+"""Household tasks posed to the robot in natural language, with their gold goals.
+
+A `Task` has the request as people say it, the gold goal as typed literals (the same `Literal`s the
+planning pipeline asks an LLM for, so ``ALL_light`` stands for every light), and the entities the request
+names. `draw_task` picks a kind that is not already done in the current state.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from l3mp_sim.events import Draw, place_words, target_fact
+from l3mp_sim.language import Words, capitalize
+from l3mp_sim.state import HouseState
+
+from l3mp.planning.goal import Literal
+
+HOMES = {"book": ("shelf",), "dish": ("cupboard", "dishwasher"), "food": ("fridge", "cupboard"),
+         "drink": ("fridge", "table"), "phone": ("table",)}
+"""Where items of a type belong, for "put it back" tasks."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """A request, its gold goal and the entities it names (entity -> words used)."""
+
+    kind: str
+    text: str
+    literals: tuple[Literal, ...]
+    mentions: dict[str, str]
+
+    @property
+    def goal_pddl(self) -> str:
+        return "(and " + " ".join(lit.to_pddl() for lit in self.literals) + ")"
+
+    def to_json(self) -> dict:
+        return {"task_kind": self.kind, "text": self.text, "goal": self.goal_pddl, "mentions": self.mentions}
+
+
+def _return_item(d: Draw) -> Task | None:
+    item = d.pick(d.state.of_type("item"))
+    if item is None:
+        return None
+    homes = [r for t in HOMES[d.state.type_of(item)] for r in d.state.of_type(t) if r != d.state.place(item)]
+    target = d.pick(homes)
+    if target is None:
+        return None
+    fact = target_fact(d, item, target)
+    text = d.say("Please put {i} {place}.", "Could you return {i} to {r}?", "{I} belongs {place}; put it back.",
+                 i=d.the(item), I=capitalize(d.the(item)), r=d.the(target), place=place_words(d, fact))
+    return Task("return_item", text, (Literal(fact.predicate, fact.args, False),), d.mention(item, target))
+
+
+def _wash_dish(d: Draw) -> Task | None:
+    dish = d.pick([x for x in d.state.of_type("dish") if d.state.holds("dirty", x)])
+    if dish is None:
+        return None
+    text = d.say("Please wash {d}.", "{D} is dirty, can you clean it?", "Could you do the washing up of {d}?",
+                 d=d.the(dish), D=capitalize(d.the(dish)))
+    return Task("wash_dish", text, (Literal("dirty", (dish,), True),), d.mention(dish))
+
+
+def _bring(d: Draw) -> Task | None:
+    item = d.pick([i for t in ("food", "drink") for i in d.state.of_type(t)])
+    person = d.pick([p for p in d.state.of_type("person") if item and not d.state.holds("has", p, item)])
+    if item is None or person is None:
+        return None
+    want = "hungry" if d.state.type_of(item) == "food" else "thirsty"
+    text = d.say("{p} is {want}: bring {i} to {p}.", "Could you give {i} to {p}?", "{p} wants {i}; please bring it.",
+                 p=d.words.bare(person), i=d.the(item), want=want)
+    return Task("bring", text, (Literal("has", (person, item), False),), d.mention(person, item))
+
+
+def _all_off(d: Draw) -> Task | None:
+    on = [x for x in d.state.of_type("light") if d.state.holds("light_on", x)]
+    running = [x for x in d.state.of_type("faucet") if d.state.holds("faucet_on", x)]
+    if not on and not running:
+        return None
+    text = d.say("The water and electricity bills are high. Can you turn off all lights and faucets?",
+                 "Please switch off every light and every faucet in the house.")
+    return Task("all_off", text, (Literal("light_on", ("ALL_light",), True),
+                                  Literal("faucet_on", ("ALL_faucet",), True)), {})
+
+
+def _device_off(d: Draw) -> Task | None:
+    device = d.pick([x for t, p in (("tv", "tv_on"), ("light", "light_on"), ("faucet", "faucet_on"))
+                     for x in d.state.of_type(t) if d.state.holds(p, x)])
+    if device is None:
+        return None
+    predicate = {"tv": "tv_on", "light": "light_on", "faucet": "faucet_on"}[d.state.type_of(device)]
+    text = d.say("Please turn off {x}.", "Can you switch {x} off?", x=d.the(device))
+    return Task("device_off", text, (Literal(predicate, (device,), True),), d.mention(device))
+
+
+def _close(d: Draw) -> Task | None:
+    container = d.pick([c for c in d.state.of_type("container") if d.state.holds("is_open", c)])
+    if container is None:
+        return None
+    text = d.say("Please close {c}.", "{C} is open; shut it, please.", c=d.the(container),
+                 C=capitalize(d.the(container)))
+    return Task("close", text, (Literal("is_open", (container,), True),), d.mention(container))
+
+
+def _answer(d: Draw) -> Task | None:
+    phone = d.pick([p for p in d.state.of_type("phone") if d.state.holds("ringing", p)])
+    if phone is None:
+        return None
+    text = d.say("{Ph} is ringing; please answer it.", "Can you answer {ph}?", ph=d.the(phone),
+                 Ph=capitalize(d.the(phone)))
+    return Task("answer_phone", text, (Literal("ringing", (phone,), True),), d.mention(phone))
+
+
+TASK_KINDS: dict[str, tuple[Callable[[Draw], Task | None], float]] = {
+    "return_item": (_return_item, 3.0),
+    "wash_dish": (_wash_dish, 2.0),
+    "bring": (_bring, 3.0),
+    "all_off": (_all_off, 1.0),
+    "device_off": (_device_off, 1.0),
+    "close": (_close, 1.0),
+    "answer_phone": (_answer, 1.0),
+}
+"""Kinds of task, with their relative frequency."""
+
+
+def draw_task(state: HouseState, words: Words, rng: random.Random, *, exclude: set[str] | None = None) -> Task:
+    """A random task not yet done in `state` (kinds in `exclude` are skipped); LookupError if there is none."""
+    names = sorted(k for k in TASK_KINDS if k not in (exclude or set()))
+    weights = [TASK_KINDS[k][1] for k in names]
+    draw = Draw(state, words, rng, set(), False)
+    for _ in range(50):
+        task = TASK_KINDS[rng.choices(names, weights)[0]][0](draw)
+        if task is not None:
+            return task
+    raise LookupError("no task can be posed in this house")
