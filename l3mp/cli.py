@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from l3mp.cli_eval import add_eval_parser
 from l3mp.cli_nl import add_update_parser
 from l3mp.cli_plan import add_plan_parser
 from l3mp.domain import Domain, Fact, RuleSet
@@ -165,6 +166,7 @@ def build_parser() -> Parser:
 
     add_update_parser(command)
     add_plan_parser(command)
+    add_eval_parser(command)
 
     p = command("bench", cmd_bench, "run benchmark suites and write their results as JSON")
     p.add_argument("suites", nargs="*", metavar="SUITE", help="default: every suite")
