@@ -27,6 +27,8 @@ from l3mp.world.record import ChangeRecord
 from l3mp.world.verify import Violation
 
 SYNC_WAIT_S = 10.0
+RESEND_S = 1.0
+"""A step's effects are sent again (same id: the world model applies them once) after this long without an answer."""
 EXECUTE_KEYS: dict[str, type | tuple[type, ...]] = {"id": str, "plan": list, "task": str, "goal": str,
                                                     "retrieval": str}
 
@@ -43,7 +45,8 @@ class ExecutorNode(L3mpNode):
         self.options = adapter_options(p["adapter_options"])
         links = ReentrantCallbackGroup()
         world, planner = p["world_model"], p["planner_node"]
-        self._apply = Requester(self, m.topic(world, m.APPLY), m.topic(world, m.RESULTS), kind="step", group=links)
+        self._apply = Requester(self, m.topic(world, m.APPLY), m.topic(world, m.RESULTS), kind="step", group=links,
+                                resend_s=RESEND_S)
         self._replan = Requester(self, m.topic(planner, m.TASK), m.topic(planner, m.PLAN), kind="replan",
                                  group=links)
         self.replica = Replica(self.domain, self.rules, writer=self._write)

@@ -69,11 +69,15 @@ class Follower:
 
 class Requester:
     """Request/response over topics: publish ``{"id": ..., **payload}`` on `request_topic` and wait for the
-    message with that id on `result_topic` (each request gets exactly one result there)."""
+    message with that id on `result_topic`. With `resend_s`, an unanswered request is published again (same id)
+    every `resend_s` seconds: for requests the other side answers idempotently by id (the world model's
+    ~/apply), so that a request sent while a restarted node is still being discovered is not lost."""
 
-    def __init__(self, node: Node, request_topic: str, result_topic: str, *, kind: str, group: CallbackGroup) -> None:
+    def __init__(self, node: Node, request_topic: str, result_topic: str, *, kind: str, group: CallbackGroup,
+                 resend_s: float | None = None) -> None:
         qos = m.request_qos()
         self._kind = kind
+        self._resend_s = resend_s
         self._publisher = node.create_publisher(String, request_topic, qos)
         self._subscription = node.create_subscription(String, result_topic, self._on_result, qos, callback_group=group)
         self._waiting: dict[str, list[Any]] = {}
@@ -90,9 +94,13 @@ class Requester:
         waiter: list[Any] = [threading.Event(), None]
         with self._lock:
             self._waiting[ident] = waiter
+        message = String(data=m.dumps({"id": ident, **payload}))
         try:
-            self._publisher.publish(String(data=m.dumps({"id": ident, **payload})))
-            waiter[0].wait(max(0.0, deadline - time.monotonic()))
+            while True:
+                self._publisher.publish(message)
+                left = deadline - time.monotonic()
+                if waiter[0].wait(max(0.0, min(left, self._resend_s or left))) or time.monotonic() >= deadline:
+                    break
         finally:
             with self._lock:
                 self._waiting.pop(ident, None)

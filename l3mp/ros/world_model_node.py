@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,8 @@ from l3mp.world.record import ChangeRecord
 
 APPLY_SOURCES = ("user", "plan", "nl")
 """Sources a delta on ~/apply may claim (perception has its own topic; imports go through `l3mp init/import`)."""
+REMEMBERED_APPLIES = 1000
+"""Results of the last deltas with an id, answered again for a repeated id instead of applying twice."""
 
 
 class WorldModelNode(L3mpNode):
@@ -48,6 +51,7 @@ class WorldModelNode(L3mpNode):
         self.last_update: float | None = None
         self.triplets = 0
         self._published_seq = -1
+        self._applied: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._state_due = 0.0
         requests = MutuallyExclusiveCallbackGroup()
         self._state = self.create_publisher(String, f"~/{m.STATE}", m.state_qos())
@@ -106,6 +110,9 @@ class WorldModelNode(L3mpNode):
         try:
             request = m.request_object(msg.data, max_bytes=self.params["limits.max_message_bytes"], text_key="delta")
             ident = m.request_id(request, m.APPLY)
+            if ident in self._applied:  # a resent request: answer again, apply once
+                self.publish_result(self._applied[ident])
+                return
             m.take(request, {"id": str, "delta": dict, "source": str, "input": str, "ref": str}, ("delta",))
             source = request.get("source", "user")
             if source not in APPLY_SOURCES:
@@ -119,7 +126,11 @@ class WorldModelNode(L3mpNode):
         except StoreError as exc:
             self.publish_result(m.error(m.APPLY, ident, "store", str(exc)))
             return
-        self.publish_result(_outcome_result(m.APPLY, ident, outcome))
+        result = _outcome_result(m.APPLY, ident, outcome)
+        self._applied[ident] = result
+        while len(self._applied) > REMEMBERED_APPLIES:
+            self._applied.popitem(last=False)
+        self.publish_result(result)
 
     def _write(self, updates: Sequence[Update | Observation]) -> list[Outcome]:
         """Apply to the live model (one fsync), then publish each record and hand it to the NL replica."""

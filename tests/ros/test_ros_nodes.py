@@ -11,9 +11,10 @@ import pytest
 from diagnostic_msgs.msg import DiagnosticArray
 from std_srvs.srv import Trigger
 
+from l3mp.ros.client import Client
 from tests.helpers import F, snapshot
 from tests.llm.scripted_server import ScriptedServer, reply, slow
-from tests.ros.support import Harness, make_store
+from tests.ros.support import make_store
 
 FLAKY = "tests.ros.flaky_adapter:make"
 
@@ -41,12 +42,12 @@ def ros(tmp_path_factory, llm_server):
         "executor": {"adapter": FLAKY, "adapter_options": json.dumps({"fail_once": ["(turn_on_light the_robot "
                                                                                    "lamp2 bedroom)"]})},
     }
-    harness = Harness(("world_model", "planner", "executor"), params)
+    harness = Client(("world_model", "planner", "executor"), params)
     yield harness
     harness.close()
 
 
-def world(ros: Harness):
+def world(ros: Client):
     return ros.nodes["world_model"].world
 
 
@@ -72,12 +73,12 @@ BAD = [
     ("/world_model/perception", {"observation_id": "x", "triplets": "mug1 on counter1"}, "malformed", "'triplets'"),
     ("/world_model/perception", [{"triplets": [["mug1", "on", "table1"]]}, {"colour": "red"}], "malformed",
      "batch 2 of 2"),
-    ("/world_model/apply", {"id": "a", "delta": {"add": [["kitchen_tap", "faucet_on", True]]}, "source": "nl"},
+    ("/world_model/apply", {"id": "a1", "delta": {"add": [["kitchen_tap", "faucet_on", True]]}, "source": "nl"},
      "rejected", "unknown entity 'kitchen_tap'"),
-    ("/world_model/apply", {"id": "a", "delta": {"add": [["book1", "on", "fridge1"]]}}, "rejected",
+    ("/world_model/apply", {"id": "a2", "delta": {"add": [["book1", "on", "fridge1"]]}}, "rejected",
      "must be a surface"),
-    ("/world_model/apply", {"id": "a", "delta": {"add": []}, "source": "import"}, "malformed", "'source'"),
-    ("/world_model/apply", {"id": "a", "delta": [], "ref": 7}, "malformed", "'delta' must be dict"),
+    ("/world_model/apply", {"id": "a3", "delta": {"add": []}, "source": "import"}, "malformed", "'source'"),
+    ("/world_model/apply", {"id": "a4", "delta": [], "ref": 7}, "malformed", "'delta' must be dict"),
     ("/world_model/query", {"id": "q", "kind": "facts", "entity": "nobody"}, "malformed", "unknown entity"),
     ("/world_model/query", {"id": "q", "kind": "everything"}, "malformed", "unknown query kind"),
     ("/world_model/nl_update", {"id": "n", "text": 5}, "malformed", "'text' must be str"),
@@ -196,7 +197,7 @@ def test_an_execute_request_with_a_bad_plan_gets_an_error(ros):
 def test_services_give_the_state_and_write_a_snapshot(ros):
     for name, check in (("get_state", lambda r: json.loads(r.message)["seq"] == world(ros).last_seq),
                         ("snapshot", lambda r: "snapshot written" in r.message)):
-        client = ros.client.create_client(Trigger, f"/world_model/{name}")
+        client = ros.node.create_client(Trigger, f"/world_model/{name}")
         assert client.wait_for_service(timeout_sec=10)
         future = client.call_async(Trigger.Request())
         deadline = time.monotonic() + 10
@@ -208,7 +209,7 @@ def test_services_give_the_state_and_write_a_snapshot(ros):
 
 def test_diagnostics_report_llm_store_queue_and_last_update(ros):
     got: list[DiagnosticArray] = []
-    ros.client.create_subscription(DiagnosticArray, "/diagnostics", got.append, 10)
+    ros.node.create_subscription(DiagnosticArray, "/diagnostics", got.append, 10)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and not {s.name for a in got for s in a.status} >= {
             "l3mp: world_model", "l3mp: planner", "l3mp: executor"}:
@@ -219,3 +220,18 @@ def test_diagnostics_report_llm_store_queue_and_last_update(ros):
     assert values["store"].startswith("writable") and values["llm"].startswith("compatible:scripted")
     planner = next(s for a in got for s in a.status if s.name == "l3mp: planner")
     assert "in step at record" in {kv.key: kv.value for kv in planner.values}["world_model"]
+
+
+def test_a_resent_delta_is_answered_again_and_applied_once(ros):
+    request = {"id": "apply-twice", "delta": {"add": [["tv1", "tv_on", True]]}, "source": "user",
+               "input": "I switched the TV on"}
+    if world(ros).graph.has_fact(F("tv_on", "tv1")):
+        request["delta"] = {"remove": [["tv1", "tv_on", True]]}
+    ros.publish("/world_model/apply", request)
+    first = ros.result("/world_model/results", "apply-twice")
+    seq = world(ros).last_seq
+    ros.publish("/world_model/apply", request)
+    ros.wait("/world_model/results", lambda r: r.get("id") == "apply-twice" and r is not first)
+    answers = [r for r in ros.received["/world_model/results"] if r.get("id") == "apply-twice"]
+    assert len(answers) == 2 and answers[0] == answers[1] and first["ok"]
+    assert first["record"]["seq"] == seq == world(ros).last_seq

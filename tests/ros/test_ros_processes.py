@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import json
 import signal
+from pathlib import Path
 
 import pytest
 
+from l3mp.ros.client import Client
+from l3mp.ros.launcher import NodeProcess, random_domain, ros_environment, write_params
 from l3mp.world.model import WorldModel
 from tests.helpers import F, household, household_rules
 from tests.llm.scripted_server import ScriptedServer, reply
-from tests.ros.processes import CONFIG, NodeProcess, random_domain, ros_env, write_params
-from tests.ros.support import Harness, make_store
+from tests.ros.support import make_store
 
+CONFIG = Path(__file__).resolve().parents[2] / "config" / "l3mp.yaml"
 START_S = 60.0
 """Deadline for processes to start and discover each other on a loaded machine."""
 
@@ -25,7 +28,7 @@ class Stack:
     def __init__(self, tmp_path, llm_url: str) -> None:
         self.dir = tmp_path
         self.domain_id = random_domain()
-        self.env = ros_env(self.domain_id, tmp_path / "logs")
+        self.env = ros_environment(self.domain_id, tmp_path / "logs")
         self.store = make_store(tmp_path / "world")
         llm = {"llm.provider": "compatible", "llm.base_url": llm_url, "llm.model": "scripted", "llm.timeout_s": 10.0}
         self.params = write_params(tmp_path / "params.yaml", {
@@ -34,7 +37,7 @@ class Stack:
             "planner": {"retrieval": "full", "planner": "fast-downward", **llm},
         })
         self.procs: dict[str, NodeProcess] = {}
-        self.client = Harness((), {}, domain_id=self.domain_id)
+        self.client = Client(domain_id=self.domain_id)
 
     def start(self, script: str, name: str) -> NodeProcess:
         args = ["--ros-args", "--params-file", str(CONFIG), "--params-file", str(self.params)]
@@ -114,7 +117,7 @@ def test_a_killed_world_model_restarts_with_its_state_and_the_others_carry_on(st
     ros.publish("/planner/task", {"id": "task-after", "task": "switch the living-room lamp on",
                                   "goal": "(light_on lamp1)", "retrieval": "full"})
     done = ros.result("/executor/result", "task-after", timeout=START_S)
-    assert done["ok"] and done["steps"][-1]["seq"] > again["seq"]
+    assert done["ok"] and done["steps"][-1]["seq"] > again["seq"], done
 
 
 def test_the_bringup_runs_all_nodes_in_one_process_and_sigterm_flushes_the_store(tmp_path, llm_server):

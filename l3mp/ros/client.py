@@ -1,0 +1,132 @@
+"""A client of l3mp's nodes: publishes requests on their topics and collects what they publish (results, plans,
+steps, state); optionally hosts nodes in the same process on the same executor (tests, demos)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import rclpy
+from rclpy.executors import MultiThreadedExecutor
+from rclpy.parameter import Parameter
+from std_msgs.msg import String
+
+from l3mp.errors import L3mpError
+from l3mp.ros import messages as m
+from l3mp.ros.main import node_factory
+
+TIMEOUT_S = 20.0
+LISTENED = ("/world_model/results", "/world_model/changes", "/planner/plan", "/planner/status",
+            "/executor/result", "/executor/steps")
+
+
+class NoAnswer(L3mpError):
+    """No matching message arrived in time."""
+
+
+class Client:
+    """A node in its own rclpy context (ROS domain `domain_id`, else $ROS_DOMAIN_ID) that collects the messages of
+    LISTENED and ``/world_model/state``; `nodes` (names) are started in the same process with parameter
+    overrides from `params` (``{node: {name: value}}``)."""
+
+    def __init__(self, nodes: Iterable[str] = (), params: Mapping[str, Mapping[str, Any]] | None = None, *,
+                 domain_id: int | None = None) -> None:
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context, domain_id=domain_id)
+        self.nodes: dict[str, Any] = {}
+        self.executor = MultiThreadedExecutor(num_threads=8, context=self.context)
+        try:
+            for name in nodes:
+                overrides = [Parameter(k, value=v) for k, v in (params or {}).get(name, {}).items()]
+                self.nodes[name] = node_factory(name)(context=self.context, parameter_overrides=overrides)
+                self.executor.add_node(self.nodes[name])
+        except BaseException:
+            self.close()
+            raise
+        self.node = rclpy.create_node("l3mp_client", context=self.context)
+        self.received: dict[str, list[Any]] = {t: [] for t in (*LISTENED, "/world_model/state")}
+        self.arrived: dict[str, list[float]] = {t: [] for t in self.received}
+        self._new = threading.Condition()
+        for topic in LISTENED:
+            qos = m.changes_qos() if topic.endswith(m.CHANGES) else m.request_qos()
+            self.node.create_subscription(String, topic, self._collector(topic), qos)
+        self.node.create_subscription(String, "/world_model/state", self._collector("/world_model/state"),
+                                      m.state_qos())
+        self._publishers: dict[str, Any] = {}
+        self.executor.add_node(self.node)
+        self._thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self._thread.start()
+
+    def _collector(self, topic: str) -> Callable[[String], None]:
+        def collect(msg: String) -> None:
+            now = time.perf_counter()
+            value = json.loads(msg.data)
+            with self._new:
+                self.received[topic].append(value)
+                self.arrived[topic].append(now)
+                self._new.notify_all()
+        return collect
+
+    def publish(self, topic: str, payload: Any, timeout: float = TIMEOUT_S) -> float:
+        """Publish a String (a dict is sent as JSON) once the topic has a subscriber; the perf_counter time sent."""
+        if topic not in self._publishers:
+            self._publishers[topic] = self.node.create_publisher(String, topic, m.request_qos())
+        publisher = self._publishers[topic]
+        deadline = time.monotonic() + timeout
+        while publisher.get_subscription_count() == 0:
+            if time.monotonic() >= deadline:
+                raise NoAnswer(f"nobody subscribes to {topic} after {timeout} s")
+            time.sleep(0.02)
+        data = payload if isinstance(payload, str) else json.dumps(payload)
+        sent = time.perf_counter()
+        publisher.publish(String(data=data))
+        return sent
+
+    def wait(self, topic: str, match: Callable[[Any], bool] = lambda _: True, timeout: float = TIMEOUT_S) -> Any:
+        """The first message on `topic` (received so far or later) for which `match` is true."""
+        deadline = time.monotonic() + timeout
+        with self._new:
+            while True:
+                for message in self.received[topic]:
+                    if match(message):
+                        return message
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise NoAnswer(f"no matching message on {topic} within {timeout} s "
+                                   f"(last: {json.dumps(self.received[topic][-3:])[:1500]})")
+                self._new.wait(left)
+
+    def result(self, topic: str, ident: str, timeout: float = TIMEOUT_S) -> dict:
+        """The message with id `ident` on `topic`."""
+        return self.wait(topic, lambda msg: isinstance(msg, dict) and msg.get("id") == ident, timeout)
+
+    def arrival(self, topic: str, message: Any) -> float:
+        """The perf_counter time `message` (received on `topic`) arrived."""
+        with self._new:
+            index = next(i for i, seen in enumerate(self.received[topic]) if seen is message)
+            return self.arrived[topic][index]
+
+    def ask(self, topic: str, payload: dict, result_topic: str, timeout: float = TIMEOUT_S) -> dict:
+        """Publish a request until its result comes (for a node that has just started: discovery may still deliver
+        to one it replaces); each try has its own id (``<id>-<try>``)."""
+        deadline = time.monotonic() + timeout
+        attempt = 0
+        while True:
+            attempt += 1
+            ident = f"{payload['id']}-{attempt}"
+            self.publish(topic, {**payload, "id": ident}, timeout=max(0.1, deadline - time.monotonic()))
+            try:
+                return self.result(result_topic, ident, timeout=min(2.0, max(0.1, deadline - time.monotonic())))
+            except NoAnswer:
+                if time.monotonic() >= deadline:
+                    raise
+
+    def close(self) -> None:
+        self.executor.shutdown(timeout_sec=5)
+        for node in reversed(list(self.nodes.values())):
+            node.close()
+            node.destroy_node()
+        rclpy.try_shutdown(context=self.context)
