@@ -18,10 +18,14 @@ from typing import Literal
 import l3mp
 from l3mp.errors import L3mpError
 
-SUITE_MODULES = ("l3mp.bench.graph_suite", "l3mp.bench.retrieval_suite", "l3mp.bench.planning_suite")
+SUITE_MODULES = (
+    "l3mp.bench.graph_suite", "l3mp.bench.retrieval_suite", "l3mp.bench.planning_suite", "l3mp.bench.sim_suite",
+)
 """Modules that register suites when imported (each later suite adds its module here)."""
 
 QUICK_NOTE = "quick run (scaled down): not comparable with the target"
+ALL = "all"
+"""``l3mp bench all``: every registered suite, with a markdown report beside the JSON."""
 
 Suite = Callable[[bool], Iterable["Metric"]]
 """A suite: given `quick`, yields (or returns) its metrics; a generator keeps the ones before a failure."""
@@ -93,7 +97,8 @@ def error_metric(name: str, exc: BaseException) -> Metric:
 def run(suites: list[str], *, quick: bool, json_path: str | Path) -> int:
     """Run suites (all registered ones if `suites` is empty), print a table, write JSON; 0 once it ran.
 
-    Targets that are missed are reported, not raised; a suite that fails is recorded as an
+    ``["all"]`` runs every suite and also writes a markdown report next to the JSON (same name,
+    ``.md``). Targets that are missed are reported, not raised; a suite that fails is recorded as an
     error metric and the other suites still run. An unknown suite name raises L3mpError.
     """
     _load_suite_modules()
@@ -104,12 +109,35 @@ def run(suites: list[str], *, quick: bool, json_path: str | Path) -> int:
     machine = result["machine"]
     print(f"l3mp {l3mp.__version__} benchmarks on {machine['cpu_count']} CPU(s), "
           f"load average {machine['load_average_1m']:.1f} (a busy machine slows every number)")
+    report = path.with_suffix(".md") if suites == [ALL] else None
     _write_json(path, result)
     for name in names:
         result["suites"][name] = [_row(m, quick) for m in _run_suite(name, quick)]
         _write_json(path, result)
-    print(f"results written to {path}")
+        if report is not None:
+            _write_text(report, markdown(result))
+    print(f"results written to {path}" + (f" and {report}" if report is not None else ""))
     return 0
+
+
+def markdown(result: dict) -> str:
+    """A benchmark result document as a markdown report: the machine, then one table per suite."""
+    machine = result["machine"]
+    lines = [f"# l3mp benchmarks ({'quick, ' if result['quick'] else ''}l3mp {result['l3mp_version']})", "",
+             f"Run {result['created']} on {machine['cpu_count']} CPU(s), Python {machine['python']}, "
+             f"{machine['platform']}; load average {machine['load_average_1m']:.1f} at the start (a busy machine "
+             "slows every number).", ""]
+    for name, rows in result["suites"].items():
+        met = [r["met"] for r in rows if r["target"] is not None]
+        lines += [f"## {name}", "", f"{sum(bool(m) for m in met)} of {len(met)} target(s) met.", "",
+                  "| metric | value | unit | target | met | notes |", "|---|---|---|---|---|---|"]
+        for r in rows:
+            value = "error" if r["value"] is None else _number(r["value"])
+            mark = {True: "✓", False: "✗", None: "–"}[r["met"]]
+            notes = str(r["notes"]).replace("|", "\\|")
+            lines.append(f"| {r['name']} | {value} | {r['unit']} | {r['target'] or '–'} | {mark} | {notes} |")
+        lines.append("")
+    return "\n".join(lines)
 
 
 def _load_suite_modules() -> None:
@@ -118,12 +146,12 @@ def _load_suite_modules() -> None:
 
 
 def _select(suites: list[str]) -> list[str]:
-    if not suites:
+    if not suites or suites == [ALL]:
         return list(SUITES)
     unknown = [s for s in suites if s not in SUITES]
     if unknown:
         raise L3mpError(f"unknown benchmark suite(s) {', '.join(unknown)}; valid suites: {', '.join(SUITES)} "
-                        "(or none for all)")
+                        f"(or none, or '{ALL}' for all with a markdown report)")
     return list(dict.fromkeys(suites))
 
 
@@ -182,10 +210,14 @@ def _machine() -> dict:
 
 
 def _write_json(path: Path, result: dict) -> None:
+    _write_text(path, json.dumps(result, indent=2, allow_nan=False) + "\n")
+
+
+def _write_text(path: Path, text: str) -> None:
     """Write atomically, so an interrupted run leaves the previous complete file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
 
 

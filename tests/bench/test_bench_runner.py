@@ -145,3 +145,30 @@ def test_quick_graph_suite_reports_every_metric(tmp_path: Path) -> None:
     assert metrics["nl_delta_p50"]["value"] <= metrics["nl_delta_p99"]["value"]
     assert metrics["nl_delta_fsync_p50"]["value"] <= metrics["nl_delta_fsync_p99"]["value"]
     assert metrics["rss_over_baseline"]["value"] < metrics["rss"]["value"]
+
+
+def test_all_writes_a_markdown_report_beside_the_json(registry: dict, tmp_path: Path) -> None:
+    register("fake")(fake_metrics)
+    register("other")(lambda quick: [Metric("size", 2.0, "MB", notes="a | b")])
+    out = tmp_path / "all.json"
+    assert run([runner.ALL], quick=True, json_path=out) == 0
+    assert list(read(out)["suites"]) == ["fake", "other"]
+    report = (tmp_path / "all.md").read_text(encoding="utf-8")
+    assert report.startswith("# l3mp benchmarks (quick, ")
+    assert "## fake" in report and "## other" in report and "1 of 2 target(s) met." in report
+    assert "| latency | 1.5 | ms | <= 2 ms | ✓ |" in report
+    assert "| size | 2 | MB | – | – | a \\| b |" in report
+    run(["fake"], quick=True, json_path=tmp_path / "one.json")
+    assert not (tmp_path / "one.md").exists()
+
+
+@pytest.mark.slow
+def test_quick_sim_suite_measures_every_variant(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    assert run(["sim"], quick=True, json_path=out) == 0
+    metrics = {m["name"]: m for m in read(out)["suites"]["sim"]}
+    assert not [m for m in metrics.values() if "error" in m["name"]], metrics
+    for variant in ("R-", "R-_V", "R+", "R+_V", "R^S", "R^S_V"):
+        assert 0 <= metrics[f"x1_{variant}_state_changes"]["value"] <= 100
+        assert metrics[f"x1_{variant}_seconds_per_step"]["value"] > 0
+    assert "x1_token_saving_R^S_V_vs_R-" in metrics
