@@ -1,4 +1,5 @@
-"""The `l3mp plan` subcommand: plan a task in natural language (Algorithm 4), validated in the full state."""
+"""The `l3mp plan` subcommand: plan a task in natural language (Algorithm 4), validated in the full state, and
+optionally execute the plan step by step, writing its effects to the world model."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from l3mp.cli_nl import add_llm_options, llm_overrides
 
 if TYPE_CHECKING:
     from l3mp.cli import Context
-    from l3mp.planning.pipeline import PlanResult
+    from l3mp.planning.execute import ExecutionReport
+    from l3mp.planning.pipeline import PlanResult, TaskPlanner
+    from l3mp.world.graph import WorldGraph
+    from l3mp.world.model import WorldModel
 
 
 def add_plan_parser(command) -> None:
@@ -25,21 +29,109 @@ def add_plan_parser(command) -> None:
     p.add_argument("--timeout", type=float, default=60, metavar="S", help="planner seconds per attempt (default 60)")
     p.add_argument("--max-expansions", type=int, default=2, metavar="N",
                    help="times the context is widened after no plan or an invalid plan (default 2)")
+    p.add_argument("--memory-limit", type=int, metavar="MB",
+                   help="LAPKT's address-space cap in MB (default: 4096 or half the RAM, whichever is less)")
+    p.add_argument("--execute", action="store_true",
+                   help="run the valid plan step by step against the world (a copy of the stored state, or --world) "
+                        "and write each step's effects to the store (source plan); a failed step replans")
+    p.add_argument("--world", metavar="FILE", help="with --execute: the true state to execute in (graph JSON or "
+                   "PDDL problem), when it differs from the store")
+    p.add_argument("--max-replans", type=int, default=3, metavar="N", help="with --execute: replans after failed "
+                   "steps (default 3)")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
     add_llm_options(p)
 
 
 def cmd_plan(ctx: Context) -> int:
+    from l3mp.cli import UsageError
+
     args = ctx.args
+    if (args.world is not None or args.max_replans != 3) and not args.execute:
+        raise UsageError("--world and --max-replans only apply with --execute")
+    if args.max_replans < 0:
+        raise UsageError("--max-replans must be >= 0")
     llm = None if args.goal is not None and args.retrieval == "full" else _make_llm(args)
+    report = None
     try:
-        with ctx.open(read_only=True) as world:
-            result = _planner(args, world, llm).plan(args.task, goal=args.goal)
+        with ctx.open(read_only=not args.execute) as world:
+            truth = _truth(ctx, world) if args.execute else None
+            planner = _planner(args, world, llm)
+            result = planner.plan(args.task, goal=args.goal)
+            if not args.json:
+                print("\n".join(result_lines(result)), flush=True)
+            if truth is not None and result.ok:
+                report = _execute(world, truth, planner, result, args.max_replans, echo=not args.json)
     finally:
         if llm is not None:
             llm.close()
-    print(json.dumps(result.to_json(), indent=1) if args.json else "\n".join(result_lines(result)))
-    return 0 if result.ok else 1
+    if args.json:
+        data = result.to_json()
+        if args.execute:
+            data["execution"] = None if report is None else report_json(report)
+        print(json.dumps(data, indent=1))
+    return 0 if result.ok and (report is None or report.status == "completed") else 1
+
+
+def _truth(ctx: Context, world: WorldModel) -> WorldGraph:
+    """The state the plan runs in: --world's, else a copy of the stored state."""
+    from l3mp.cli import read_state
+
+    if ctx.args.world is None:
+        return world.graph.copy()
+    truth = read_state(world.domain, ctx.args.world)
+    for name, type_ in world.domain.constants.items():  # the robot and other constants, as the store has them
+        if world.graph.has_entity(name) and not truth.has_entity(name):
+            truth.add_entity(name, type_)
+    return truth
+
+
+def _execute(
+    world: WorldModel, truth: WorldGraph, planner: TaskPlanner, result: PlanResult, max_replans: int, *, echo: bool
+) -> ExecutionReport:
+    """Run the plan in a GraphExecutor over `truth`, printing each step and what it changed in the store."""
+    from l3mp.planning.execute import GraphExecutor, run_plan
+
+    replans: list[PlanResult] = []
+
+    def replan() -> list[str] | None:
+        again = planner.plan(result.task, goal=result.goal)
+        replans.append(again)
+        if echo:
+            print(f"replanning from the updated store: {again.status}, {len(again.plan)} step(s)"
+                  + ("" if again.ok else f" ({again.reason})"), flush=True)
+        return again.plan if again.ok else None
+
+    executor = GraphExecutor(world.domain, truth)
+    report = run_plan(world, executor, result.plan, task_ref=f"plan: {result.task}", replan=replan,
+                      max_replans=max_replans)
+    if echo:
+        print("\n".join(execution_lines(report)))
+    return report
+
+
+def execution_lines(report: ExecutionReport) -> list[str]:
+    """Each executed step with the facts it removed (-) and added (+) in the store, then the outcome."""
+    lines = ["execution:"]
+    for number, step in enumerate(report.steps, 1):
+        seq = f" [record {step.record_seq}]" if step.record_seq is not None else ""
+        lines.append(f"    {number}. {step.action}: {'done' if step.ok else 'FAILED'}{seq}"
+                     + ("" if step.ok else f": {step.message}"))
+        if step.delta is not None:
+            lines += [f"        - {fact}" for fact in step.delta.remove]
+            lines += [f"        + {fact}" for fact in step.delta.add]
+    lines.append(f"execution {report.message}")
+    return lines
+
+
+def report_json(report: ExecutionReport) -> dict:
+    return {
+        "status": report.status,
+        "message": report.message,
+        "replans": report.replans,
+        "failures": report.failures,
+        "steps": [{"action": s.action, "ok": s.ok, "message": s.message, "record_seq": s.record_seq,
+                   "delta": None if s.delta is None else s.delta.to_json()} for s in report.steps],
+    }
 
 
 def _make_llm(args: argparse.Namespace):
@@ -50,13 +142,17 @@ def _make_llm(args: argparse.Namespace):
 
 
 def _planner(args: argparse.Namespace, world, llm):
+    from l3mp.cli import UsageError
     from l3mp.planning.pipeline import TaskPlanner
     from l3mp.retrieval import make_retriever
 
-    options = {} if args.retrieval == "full" else {"depth": args.depth}
-    retriever = make_retriever(args.retrieval, llm=llm, domain=world.domain, **options)
+    depth = {} if args.retrieval == "full" else {"depth": args.depth}
+    retriever = make_retriever(args.retrieval, llm=llm, domain=world.domain, **depth)
+    options = {} if args.memory_limit is None else {"memory_limit_mb": args.memory_limit}
+    if options and args.planner != "lapkt":
+        raise UsageError("--memory-limit applies to the lapkt planner only")
     return TaskPlanner(world, llm, retriever, planner=args.planner, timeout_s=args.timeout,
-                       max_expansions=args.max_expansions)
+                       max_expansions=args.max_expansions, planner_options=options)
 
 
 def result_lines(result: PlanResult) -> list[str]:

@@ -124,12 +124,14 @@ class GraphExecutor:
 
 @dataclass(frozen=True)
 class StepRecord:
-    """One attempted step: the action, whether it ran, and the world-model record of its effects."""
+    """One attempted step: the action, whether it ran, and the world-model record of its effects (its
+    sequence number and the facts it removed and added; None when nothing was recorded)."""
 
     action: str
     ok: bool
     message: str
     record_seq: int | None = None
+    delta: Delta | None = None
 
 
 @dataclass
@@ -210,5 +212,6 @@ def _step(
     except (DeltaRejected, ProblemError) as exc:
         report.steps.append(StepRecord(action, True, f"done, but its effects were not recorded: {exc}"))
         return f"{action} ran, but the world model rejected its effects: {exc}"
-    report.steps.append(StepRecord(action, True, outcome.message, record.seq if record is not None else None))
+    report.steps.append(StepRecord(action, True, outcome.message, record.seq if record is not None else None,
+                                   record.delta if record is not None else None))
     return None

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from l3mp.domain.pddl_domain import Domain
-from l3mp.domain.triplets import Fact
-from l3mp.errors import LLMError, LLMOutputError, ProblemError
+from l3mp.domain.triplets import Fact, fact_from_triplet
+from l3mp.errors import DomainError, FormatError, LLMError, LLMOutputError, ProblemError
 from l3mp.llm.jsonparse import parse_json
-from l3mp.llm.prompts import describe_entities, describe_types
+from l3mp.llm.prompts import describe_entities, describe_types, load_examples
 from l3mp.llm.types import LLM, Message, TokenLedger
 from l3mp.planning.problem import build_problem
 from l3mp.planning.validate import pddl
@@ -100,11 +100,16 @@ def parse_goal(domain: Domain, text: str, *, graph: WorldGraph) -> str:
 
 
 class GoalGenerator:
-    """Asks the LLM for typed goal literals (one schema variant per predicate), then checks and assembles them."""
+    """Asks the LLM for typed goal literals (one schema variant per predicate), then checks and assembles them.
 
-    def __init__(self, llm: LLM, domain: Domain) -> None:
+    With `examples`, the prompt shows the domain's worked goal examples (the ``goal`` entry of
+    ``<domain>.examples.yaml``, if there is one).
+    """
+
+    def __init__(self, llm: LLM, domain: Domain, *, examples: bool = True) -> None:
         self.llm = llm
         self.domain = domain
+        self.examples = examples
 
     def generate(
         self, task: str, graph: WorldGraph, retrieved: Retrieved, *, ledger: TokenLedger, max_attempts: int = 3
@@ -159,6 +164,9 @@ class GoalGenerator:
     def _messages(self, task: str, graph: WorldGraph, retrieved: Retrieved, context: set[str]) -> list[Message]:
         signatures = "\n".join(p.signature() for _, p in sorted(self.domain.predicates.items()))
         system = f"{SYSTEM}\n\nTypes: {describe_types(self.domain)}\n\nPredicates:\n{signatures}"
+        example = goal_example_text(load_examples(self.domain.source).get("goal")) if self.examples else ""
+        if example:
+            system += "\n\n" + example
         facts = "\n".join(sorted(str(f) for f in retrieved.facts))
         user = (f"Entities (name (type): description):\n{describe_entities(graph, context)}\n\n"
                 f"Facts that hold now:\n{facts}\n\nTask: {task}")
@@ -246,6 +254,27 @@ class GoalGenerator:
         except ProblemError as exc:
             return (str(exc),)
         return ()
+
+
+def goal_example_text(example: Any) -> str:
+    """Worked goal examples as prompt text: an example home's entities and facts, then tasks with their answers
+    in the answer format. DomainError names a malformed entry."""
+    if not example:
+        return ""
+    try:
+        entities = [f"{name} ({spec['type']}): {spec.get('label', '')}" for name, spec in example["entities"].items()]
+        facts = [fact_from_triplet(t)[0] for t in example["facts"]]
+        tasks = [(task["text"], {"literals": [{k: lit[k] for k in ("predicate", "args", "negated", "quote")}
+                                              for lit in task["answer"]]}) for task in example["tasks"]]
+    except (KeyError, TypeError, AttributeError, FormatError) as exc:
+        raise DomainError(f"malformed goal example in the domain's examples file ({type(exc).__name__}: {exc}); "
+                          "it needs entities {name: {type, label}}, facts [[s, p, o]] and tasks [{text, answer: "
+                          "[{predicate, args, negated, quote}]}]") from None
+    lines = ["Worked examples (a different, example home):", "Entities:", *entities,
+             "Facts that hold now:", *sorted(str(f) for f in facts)]
+    for text, answer in tasks:
+        lines += [f"Task: {text}", f"Answer: {json.dumps(answer)}"]
+    return "\n".join(lines)
 
 
 def context_entities(graph: WorldGraph, retrieved: Retrieved) -> set[str]:

@@ -75,7 +75,9 @@ class PlanResult:
 
 class TaskPlanner:
     """retrieve -> goal (LLM, or given) -> problem over the retrieved context -> plan -> validate in the full
-    state; an invalid plan or no plan widens the context (at most `max_expansions` times) and plans again."""
+    state; an invalid plan or no plan widens the context (at most `max_expansions` times) and plans again.
+
+    `planner_options` go to the planner engine (e.g. ``{"memory_limit_mb": 2048}`` for LAPKT)."""
 
     def __init__(
         self,
@@ -87,6 +89,7 @@ class TaskPlanner:
         timeout_s: float = 60,
         max_expansions: int = 2,
         goal_attempts: int = 3,
+        planner_options: dict | None = None,
     ) -> None:
         if max_expansions < 0:
             raise ValueError("max_expansions must be >= 0")
@@ -97,6 +100,7 @@ class TaskPlanner:
         self.timeout_s = timeout_s
         self.max_expansions = max_expansions
         self.goal_attempts = goal_attempts
+        self.planner_options = dict(planner_options or {})
 
     def plan(self, task: str, *, goal: str | None = None) -> PlanResult:
         """Plan `task`; with `goal` (PDDL) given, no LLM is asked for the goal. Never raises for task failures."""
@@ -136,7 +140,8 @@ class TaskPlanner:
         notes = [result.reason] if result.reason else []
         while True:
             problem = build_problem(self.world.domain, graph, entities=context, goal=goal)
-            outcome = plan(problem, planner=self.planner, timeout_s=self.timeout_s)
+            outcome = plan(problem, planner=self.planner, planner_options=self.planner_options,
+                           timeout_s=self.timeout_s)
             _record(result, problem, outcome)
             if outcome.solved:
                 result.validation = validate_plan(self.world.domain, graph, outcome.plan, goal)

@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from l3mp.errors import ProblemError
+from l3mp.errors import DomainError, ProblemError
 from l3mp.llm.client import ChatLLM
 from l3mp.llm.types import TokenLedger
-from l3mp.planning.goal import GoalGenerator, parse_goal
+from l3mp.planning.goal import GoalGenerator, goal_example_text, parse_goal
 from l3mp.planning.pipeline import TaskPlanner
 from l3mp.retrieval import FullRetriever
 from tests.helpers import house_model, household
@@ -37,11 +37,12 @@ def server():
         yield scripted
 
 
-def generate(server: ScriptedServer, task: str, **options):
+def generate(server: ScriptedServer, task: str, *, examples: bool = True, **options):
     world = house_model()
     llm = ChatLLM(settings_for(server.url, timeout_s=1.0, max_retries=0))
     retrieved = FullRetriever().retrieve(task, world.graph)
-    return GoalGenerator(llm, world.domain).generate(task, world.graph, retrieved, ledger=TokenLedger(), **options)
+    return GoalGenerator(llm, world.domain, examples=examples).generate(task, world.graph, retrieved,
+                                                                        ledger=TokenLedger(), **options)
 
 
 def test_a_valid_literal_list_becomes_the_goal_and_the_schema_is_typed(server):
@@ -126,3 +127,28 @@ def test_parse_goal_checks_a_given_goal_without_an_llm():
         parse_goal(household(), "(and (light_on lamp9))", graph=graph)
     with pytest.raises(ProblemError, match="needs a surface"):
         parse_goal(household(), "(on book1 fridge1)", graph=graph)
+
+
+def test_the_domains_worked_goal_examples_are_in_the_fixed_part_of_the_prompt(server):
+    for examples in (True, False):
+        server.push(reply(answer(lit("on", "book1", "shelf1"))))
+        generate(server, "Put the book on the shelf.", examples=examples)
+    with_examples, without = (r["messages"][0]["content"] for r in server.requests)
+    assert with_examples.startswith(without)  # the examples follow the fixed rules: one cacheable prefix
+    example = with_examples[len(without):]
+    assert "Worked examples (a different, example home):" in example and "(is_open fridge_1)" in example
+    assert ('Task: Tom is thirsty, bring him the lemonade.\nAnswer: {"literals": [{"predicate": "has", '
+            '"args": ["tom", "lemonade_1"], "negated": false, "quote": "bring him the lemonade"}]}') in example
+    assert '"args": ["ALL_light"], "negated": true' in example
+    assert "Worked examples" not in without
+
+
+@pytest.mark.parametrize("example, problem", [
+    ({"entities": {"tom": {"label": "Tom"}}, "facts": [], "tasks": []}, "KeyError: 'type'"),
+    ({"entities": {}, "facts": [["tom", "in_room"]], "tasks": []}, "FormatError"),
+    ({"entities": {}, "facts": [], "tasks": [{"text": "x", "answer": [{"predicate": "on"}]}]}, "KeyError: 'args'"),
+    ({"entities": {}, "facts": []}, "KeyError: 'tasks'"),
+])
+def test_a_malformed_goal_example_is_a_domain_error_naming_the_problem(example, problem):
+    with pytest.raises(DomainError, match=f"malformed goal example.*{problem}.*it needs entities"):
+        goal_example_text(example)

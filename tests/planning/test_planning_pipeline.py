@@ -6,14 +6,15 @@ from functools import cache
 
 import pytest
 
+from l3mp.domain.pddl_domain import Domain
+from l3mp.domain.triplets import Fact
 from l3mp.llm.types import TokenLedger
-from l3mp.planning import pipeline
 from l3mp.planning.pipeline import TaskPlanner
-from l3mp.planning.planner import PlanOutcome, plan
 from l3mp.retrieval import FullRetriever, Retrieved, always_needed
+from l3mp.world.delta import Delta, EntitySpec
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import WorldModel
-from tests.helpers import ROBOT, household
+from tests.helpers import household
 from tests.planning.planning_support import LIGHTS_AND_FAUCETS_OFF, first_of, house_graph, import_delta, tasks
 
 
@@ -86,19 +87,60 @@ def test_without_a_goal_and_without_an_llm_the_goal_is_invalid(world):
     assert result.status == "invalid_goal" and "no LLM" in result.reason
 
 
-def test_a_plan_invalid_in_the_full_state_widens_the_context_with_the_unsatisfied_entities(world, monkeypatch):
-    calls = []
+SLEEPERS = """(define (domain sleepers)
+ (:requirements :strips :typing :negative-preconditions :existential-preconditions)
+ (:types room person bot)
+ (:predicates (at ?b - bot ?x - room) (asleep ?p - person ?x - room) (lamp_on ?x - room))
+ (:action go :parameters (?b - bot ?from - room ?to - room)
+   :precondition (and (at ?b ?from) (not (exists (?p - person) (asleep ?p ?to))))
+   :effect (and (not (at ?b ?from)) (at ?b ?to)))
+ (:action wake :parameters (?b - bot ?p - person ?x - room)
+   :precondition (asleep ?p ?x)
+   :effect (not (asleep ?p ?x)))
+ (:action switch_on :parameters (?b - bot ?x - room)
+   :precondition (at ?b ?x)
+   :effect (lamp_on ?x)))"""
+"""A domain whose precondition quantifies: a retrieval that misses the sleeper makes a plan that fails in the
+full state (nobody may enter a room where someone sleeps)."""
 
-    def first_plan_stale(problem, **options):
-        calls.append(len(problem.all_objects))
-        if len(calls) == 1:  # as if the retrieved context were stale: the lamp is not where the robot is
-            return PlanOutcome("solved", plan=[f"(turn_off_light the_robot {lamp} {room})"], engine="stale")
-        return plan(problem, **options)
 
-    graph = world.graph
-    lamp = sorted(f.args[0] for f in graph.facts(predicate="light_on"))[0]
-    room = next(f.args[1] for f in graph.facts(predicate="in_room", entity=ROBOT) if f.args[0] == ROBOT)
-    monkeypatch.setattr(pipeline, "plan", first_plan_stale)
-    result = TaskPlanner(world, None, RobotOnly()).plan("lamp off", goal=f"(and (not (light_on {lamp})))")
-    assert result.ok and result.expansions >= 1, result.reason
-    assert "the plan fails in the full state" in result.reason and calls[1] > calls[0]
+class Rooms:
+    """A retriever that misses the people: only the bot and the rooms, with their facts."""
+
+    mode = "rooms-only"
+
+    def retrieve(self, request: str, graph: WorldGraph, *, ledger: TokenLedger | None = None) -> Retrieved:
+        names = {"bot_1", "hall", "bedroom"}
+        return Retrieved(self.mode, frozenset(names), frozenset(graph.facts_within(names)))
+
+
+def test_a_plan_invalid_in_the_full_state_widens_the_context_with_the_entities_of_the_failing_precondition():
+    domain = Domain.from_string(SLEEPERS)
+    world = WorldModel(domain)
+    entities = {"bot_1": "bot", "hall": "room", "bedroom": "room", "alice": "person"}
+    facts = (Fact("at", ("bot_1", "hall")), Fact("asleep", ("alice", "bedroom")))
+    world.apply(Delta(add=facts, entities={n: EntitySpec(t) for n, t in entities.items()}), source="import")
+    result = TaskPlanner(world, None, Rooms()).plan("lamp on in the bedroom", goal="(lamp_on bedroom)")
+    assert result.ok and result.expansions == 1, result.reason
+    assert "the plan fails in the full state" in result.reason and "(asleep alice bedroom)" in result.reason
+    assert result.plan[0] == "(wake bot_1 alice bedroom)" and "(go bot_1 hall bedroom)" in result.plan
+
+
+def test_without_expansions_the_invalid_plan_is_reported_with_the_failing_step():
+    domain = Domain.from_string(SLEEPERS)
+    world = WorldModel(domain)
+    entities = {"bot_1": "bot", "hall": "room", "bedroom": "room", "alice": "person"}
+    facts = (Fact("at", ("bot_1", "hall")), Fact("asleep", ("alice", "bedroom")))
+    world.apply(Delta(add=facts, entities={n: EntitySpec(t) for n, t in entities.items()}), source="import")
+    result = TaskPlanner(world, None, Rooms(), max_expansions=0).plan("lamp on", goal="(lamp_on bedroom)")
+    assert result.status == "solved" and not result.ok and result.validation is not None
+    assert result.validation.failed_step == 0 and result.validation.unsatisfied == ["(not (asleep alice bedroom))"]
+    assert "the plan found is not valid in the full state: step 1 of 2, (go bot_1 hall bedroom)" in result.reason
+
+
+def test_a_planner_timeout_is_reported_with_the_limit(world):
+    big = WorldModel(household())
+    big.apply(import_delta(house_graph(6, target_entities=450)), source="import")
+    result = TaskPlanner(big, None, FullRetriever(), timeout_s=0.2).plan("all off", goal=LIGHTS_AND_FAUCETS_OFF)
+    assert result.status == "timeout" and not result.ok and result.expansions == 0
+    assert "no plan within the time limit of 0.2 s [lapkt, on the full state]" in result.reason

@@ -123,13 +123,14 @@ class LAPKTPlanner(Engine, OneshotPlannerMixin):
 
     def _solve(self, problem, heuristic=None, timeout=None, output_stream=None) -> PlanGenerationResult:
         assert isinstance(problem, up.model.Problem)
-        unsupported = sorted(set(problem.kind.features) - set(self.supported_kind().features))
+        kind = problem.kind  # computed once: unified-planning recomputes it on every access
+        unsupported = sorted(set(kind.features) - set(self.supported_kind().features))
         if unsupported:
             message = f"LAPKT cannot solve problems with: {', '.join(unsupported)}"
             return PlanGenerationResult(Status.UNSUPPORTED_PROBLEM, None, self.name,
                                         log_messages=[LogMessage(LogLevel.ERROR, message)])
         with _UP_LOCK:
-            task, compilations = _lapkt_task(problem)
+            task, compilations = _lapkt_task(problem, kind)
             writer = PDDLWriter(task, needs_requirements=True)
         with tempfile.TemporaryDirectory(prefix="l3mp-lapkt-") as tmp:
             with _UP_LOCK:
@@ -204,11 +205,10 @@ def _conditions(problem: up.model.Problem) -> Iterator[up.model.FNode]:
         yield from action.preconditions
 
 
-def _lapkt_task(problem: up.model.Problem) -> tuple[up.model.Problem, list[CompilerResult]]:
+def _lapkt_task(problem: up.model.Problem, kind: ProblemKind) -> tuple[up.model.Problem, list[CompilerResult]]:
     """The problem rewritten so that every goal and precondition is a conjunction of literals (LAPKT's
     front end drops quantified goals and mishandles other formulas), and the compilations that did it."""
     results = []
-    kind = problem.kind
     if kind.has_existential_conditions() or kind.has_universal_conditions():
         results.append(QuantifiersRemover().compile(problem, CompilationKind.QUANTIFIERS_REMOVING))
         problem = results[-1].problem

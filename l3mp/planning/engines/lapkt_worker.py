@@ -120,30 +120,33 @@ class _Server:
 
 
 def _child(planner_class, config: dict, reader, request: dict) -> int:
-    """Run one planning request; the outcome goes to the result file. Returns the exit code."""
+    """Run one planning request; the outcome goes to the result file. Returns the exit code.
+
+    The memory cap is a soft limit, lifted again once the planner is done, so that reporting a memout
+    never fails for want of memory."""
+    import resource
+
     _die_with_parent()
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
     outcome, message = "error", ""
     try:
         with open(request["stdout"], "wb") as out, open(request["stderr"], "wb") as err:
             os.dup2(out.fileno(), 1)
             os.dup2(err.fileno(), 2)
         if request.get("memory_limit_bytes"):
-            import resource
-
-            limit = int(request["memory_limit_bytes"])
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            resource.setrlimit(resource.RLIMIT_AS, (int(request["memory_limit_bytes"]), hard))
         _use_parsed_domain(reader)
         _ground_in_process()
         planner = planner_class(config)
         planner.solve()
         outcome = "finished"
-    except MemoryError:
-        outcome, message = "memout", "out of memory"
     except BaseException as exc:  # report every failure, including SystemExit from LAPKT's own checks
+        resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
         outcome, message = _classify(exc)
         if outcome == "error":
             traceback.print_exc()
     finally:
+        resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
         sys.stdout.flush()
         sys.stderr.flush()
     with open(request["result"], "w", encoding="utf-8") as f:
@@ -155,10 +158,10 @@ def _classify(exc: BaseException) -> tuple[str, str]:
     from tarski.errors import OutOfMemoryError
     from tarski.grounding.errors import ReachabilityLPUnsolvable
 
+    if isinstance(exc, MemoryError | OutOfMemoryError) or "bad_alloc" in str(exc):
+        return "memout", "out of memory"
     if isinstance(exc, ReachabilityLPUnsolvable):
         return "unreachable", "the goal is unreachable even when deletes are ignored (relaxed reachability)"
-    if isinstance(exc, OutOfMemoryError) or "bad_alloc" in str(exc):
-        return "memout", str(exc)
     return "error", f"{type(exc).__name__}: {exc}"
 
 
