@@ -19,6 +19,9 @@ from l3mp.ros import messages as m
 from l3mp.ros.main import node_factory
 
 TIMEOUT_S = 20.0
+STACK = {"/world_model/perception": 1, "/world_model/apply": 1, "/world_model/state": 3,
+         "/world_model/results": 2, "/planner/task": 1, "/planner/plan": 2}
+"""Subscribers once the client sees all three nodes and the executor sees the others."""
 LISTENED = ("/world_model/results", "/world_model/changes", "/planner/plan", "/planner/status",
             "/executor/result", "/executor/steps")
 
@@ -69,6 +72,17 @@ class Client:
                 self.arrived[topic].append(now)
                 self._new.notify_all()
         return collect
+
+    def wait_ready(self, subscribers: Mapping[str, int], timeout: float = TIMEOUT_S) -> None:
+        """Wait until each topic has at least that many subscribers in the ROS graph (nodes discovered)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            missing = {t: n for t, n in subscribers.items() if self.node.count_subscribers(t) < n}
+            if not missing:
+                return
+            if time.monotonic() >= deadline:
+                raise NoAnswer(f"nodes not discovered within {timeout} s: too few subscribers of {sorted(missing)}")
+            time.sleep(0.05)
 
     def publish(self, topic: str, payload: Any, timeout: float = TIMEOUT_S) -> float:
         """Publish a String (a dict is sent as JSON) once the topic has a subscriber; the perf_counter time sent."""

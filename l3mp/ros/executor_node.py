@@ -60,6 +60,7 @@ class ExecutorNode(L3mpNode):
         self.create_service(Trigger, f"~/{m.CANCEL}", self._on_cancel, callback_group=requests)
         self._cancel = threading.Event()
         self.running: str | None = None
+        self._write_seconds = 0.0
         self.last_execution: float | None = None
         self._plans = Worker("l3mp-executor", self._execute, capacity=p["limits.max_queue"],
                              failed=self.job_failed(m.EXECUTE), idle=self.follower.poll)
@@ -136,11 +137,15 @@ class ExecutorNode(L3mpNode):
         goal = request.get("goal")
         replan = None if goal is None else (lambda: self._new_plan(request.get("task", goal), goal,
                                                                    request.get("retrieval")))
+        self._write_seconds = 0.0
+        started = time.perf_counter()
         report = run_plan(self.replica, steps, request["plan"], task_ref=ident, replan=replan,
                           max_replans=self.params["max_replans"])
+        run_seconds = time.perf_counter() - started
         fields = {"task": request.get("task"), "status": report.status, "replans": report.replans,
                   "failures": report.failures, "message": report.message, "world_seq": self.replica.origin_seq,
-                  "adapter_seconds": round(steps.seconds, 4),
+                  "run_seconds": round(run_seconds, 4), "adapter_seconds": round(steps.seconds, 4),
+                  "write_back_seconds": round(self._write_seconds, 4),
                   "steps": [{"action": s.action, "ok": s.ok, "message": s.message, "seq": s.record_seq}
                             for s in report.steps]}
         if report.status == "completed":
@@ -159,6 +164,7 @@ class ExecutorNode(L3mpNode):
 
     def _write(self, updates: Sequence[Update]) -> list[Outcome]:
         """Send each update to the world model's ~/apply and wait for its result and for the replica to hold it."""
+        started = time.perf_counter()
         outcomes = []
         for update in updates:
             request = {"delta": update.delta.to_json(), "source": update.source,
@@ -175,6 +181,7 @@ class ExecutorNode(L3mpNode):
         while records and self.replica.origin_seq < records[-1].seq and time.monotonic() < deadline:
             self.follower.poll()
             time.sleep(0.002)
+        self._write_seconds += time.perf_counter() - started
         return outcomes
 
     def _publish_step(self, payload: dict[str, Any]) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from l3mp.ros.client import Client
+from l3mp.ros.client import STACK, Client
 from l3mp.ros.launcher import NodeProcess, random_domain, ros_environment, write_params
 from l3mp.world.model import WorldModel
 from tests.helpers import F, household, household_rules
@@ -64,6 +64,7 @@ def stack(tmp_path_factory, llm_server):
         stack.start(script, name)
     try:
         stack.client.wait("/world_model/state", timeout=START_S)
+        stack.client.wait_ready(STACK, timeout=START_S)
         yield stack
     finally:
         stack.close()
@@ -126,6 +127,7 @@ def test_the_bringup_runs_all_nodes_in_one_process_and_sigterm_flushes_the_store
         proc = stack.procs["bringup"] = NodeProcess("l3mp-ros-bringup", ["--params-file", str(stack.params)],
                                                     stack.env, tmp_path / "bringup.log")
         ros = stack.client
+        ros.wait_ready(STACK, timeout=START_S)
         ros.publish("/planner/task", {"id": "task-b", "task": "turn on the bedroom lamp", "goal": "(light_on lamp2)",
                                       "retrieval": "full"})
         done = ros.result("/executor/result", "task-b", timeout=START_S)

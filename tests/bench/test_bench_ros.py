@@ -1,0 +1,29 @@
+"""Tests of the ``ros`` benchmark suite: a quick run reports every metric with sane values (never its speed)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from l3mp.bench import run
+
+METRICS = {"perception_topic_throughput", "task_total_p50", "task_without_planner_p50", "task_through_nodes_p50",
+           "task_through_nodes_p95"}
+
+
+def test_quick_ros_suite_reports_every_metric(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    assert run(["ros"], quick=True, json_path=out) == 0
+    rows = json.loads(out.read_text(encoding="utf-8"))["suites"]["ros"]
+    by_name = {row["name"]: row for row in rows}
+    assert set(by_name) == METRICS, [row["notes"] for row in rows if row["value"] is None]
+    for row in rows:
+        assert isinstance(row["value"], float | int) and math.isfinite(row["value"]) and row["value"] > 0, row
+    assert by_name["perception_topic_throughput"]["target_value"] == 5000
+    assert by_name["perception_topic_throughput"]["direction"] == "min"
+    assert by_name["task_through_nodes_p50"]["target_value"] == 50
+    total, without, through = (by_name[n]["value"] for n in ("task_total_p50", "task_without_planner_p50",
+                                                              "task_through_nodes_p50"))
+    assert total > without > through
+    assert by_name["task_through_nodes_p50"]["value"] <= by_name["task_through_nodes_p95"]["value"]
