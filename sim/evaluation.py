@@ -15,7 +15,10 @@ Per step the runner records:
 - ``graph_match``: the agent's whole graph equals the truth (entities, types and facts);
 - for a task, ``success``: the plan was found, executed in the truth and the gold goal holds there; the
   planning time with retrieval (retrieval + planner) beside the planner time of the ground-truth problem over
-  the full true state; tokens, LLM calls, attempts, wall time, and the errors the simulated LLM injected.
+  the full true state; the ground-truth problem (PDDL) and plan;
+- for every step, how the ground truth changed (``truth_changes``; with ``initial_truth`` in the results, the
+  ground-truth graph after every change and every plan execution), tokens, LLM calls, attempts, wall time, and
+  the errors the simulated LLM injected.
 
 Results are checkpointed after every step (``<out>/runs/<variant>.json``); a rerun with the same settings
 continues where it stopped.
@@ -192,7 +195,7 @@ def _change(sim: Simulator, agent: Agent, llm: LLM) -> dict:
                       attempts=0, tokens=_tokens(TokenLedger()))
     after = set(agent.world.graph.facts())
     truth_after = set(sim.truth.graph.facts())
-    record.update(_judge(truth_before, truth_after, before, after),
+    record.update(_judge(truth_before, truth_after, before, after), truth_changes=_diff(truth_before, truth_after),
                   graph_match=agent.world.graph == sim.truth.graph, injected=_injected(llm, since=injected),
                   seconds=round(time.perf_counter() - started, 3))
     return record
@@ -212,6 +215,7 @@ def _judge(truth_before: set, truth_after: set, before: set, after: set) -> dict
 def _task(sim: Simulator, agent: Agent, llm: LLM) -> dict:
     started = time.perf_counter()
     posed = sim.next_task()
+    truth_before = set(sim.truth.graph.facts())
     task = posed.task
     injected = _injected(llm)
     _oracle(llm, sim, task=task)
@@ -229,11 +233,17 @@ def _task(sim: Simulator, agent: Agent, llm: LLM) -> dict:
         execution = {"status": report.status, "steps_done": report.steps_done, "message": report.message}
     record.update(execution=execution, success=execution is not None and execution["status"] == "completed"
                   and sim.goal_holds(task), graph_match=agent.world.graph == sim.truth.graph,
+                  truth_changes=_diff(truth_before, set(sim.truth.graph.facts())), gold_problem=posed.gold_problem,
                   injected=_injected(llm, since=injected), seconds=round(time.perf_counter() - started, 3))
     return record
 
 
 # ---- helpers ---------------------------------------------------------------------------------
+def _diff(before: set, after: set) -> dict:
+    """How the ground truth changed in a step (with the initial truth, the truth after every step)."""
+    return {"remove": sorted(str(f) for f in before - after), "add": sorted(str(f) for f in after - before)}
+
+
 def _oracle(llm: LLM, sim: Simulator, *, delivery: Delivery | None = None, task: Any = None) -> None:
     if not isinstance(llm, SimulatedLLM):
         return
@@ -320,7 +330,9 @@ def evaluate(
     finally:
         if bar is not None:
             bar.close()
-    meta = {"config": config.to_json(), "llm": llm_info, "seconds_this_session": round(time.time() - started, 1)}
+    initial = Simulator(config.sim).initial_graph().to_json(with_since=False)
+    meta = {"config": config.to_json(), "llm": llm_info, "seconds_this_session": round(time.time() - started, 1),
+            "initial_truth": initial}
     return write_outputs(out_dir, meta, runs)
 
 

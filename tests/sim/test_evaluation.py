@@ -15,6 +15,7 @@ from l3mp_sim.simulator import SimConfig
 from l3mp.cli import main
 from l3mp.domain import Domain
 from l3mp.domain.paths import domain_path
+from l3mp.domain.triplets import fact_from_triplet
 from l3mp.llm.simulated import ErrorModel, SimulatedLLM
 from l3mp.updates import VARIANTS
 
@@ -39,6 +40,12 @@ def test_short_episode_for_all_six_variants(tmp_path: Path) -> None:
         assert task["gold_plan"] and task["full_state_seconds"] > 0
         assert task["success"] == (task["execution"] is not None and task["execution"]["status"] == "completed"
                                    and task["valid_in_truth"])
+        truth = {str(fact_from_triplet(t)[0]) for t in document["initial_truth"]["facts"]}
+        for record in records:  # the ground truth after every change and plan execution
+            truth = (truth - set(record["truth_changes"]["remove"])) | set(record["truth_changes"]["add"])
+        final = json.loads(checkpoint_path(tmp_path, variant).read_text())["sim"]["truth"]["facts"]
+        assert truth == {str(fact_from_triplet(t)[0]) for t in final}
+        assert "(:goal" in task["gold_problem"]
     calls = {v: s["llm_calls"] for v, s in document["summary"].items()}
     assert calls["R+"] > calls["R-"] and calls["R^S"] > calls["R-"]  # retrieval asks the LLM too
     assert document["llm"]["provider"] == "simulated" and "error_model" in document["llm"]
