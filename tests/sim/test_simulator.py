@@ -180,3 +180,10 @@ def test_bad_settings_are_refused() -> None:
         with pytest.raises(ValueError):
             SimConfig(**bad)
     assert issubclass(SimulationError, Exception)
+
+
+def test_ten_times_the_paper_house_runs_the_same_way() -> None:
+    sim = simulator(seed=2, scale=10, multi_event_prob=0.5)
+    assert sim.truth.graph.entity_count() > 600
+    for _ in range(8):
+        check_delivery(sim, sim.next_delivery())
