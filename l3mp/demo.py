@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from l3mp import cli
 from l3mp.domain import Domain, Fact, RuleSet
@@ -58,6 +58,8 @@ class Session:
     out: TextIO
     model: WorldModel | None = None
     cast: Cast | None = None
+    stack: Any = None
+    """The running ROS 2 nodes and their client (l3mp.ros.session.Stack) while the session goes through them."""
     import_seq: int = 0
     step: int = 0
 
@@ -150,17 +152,24 @@ def pick_cast(graph: WorldGraph) -> Cast:
 
 
 # ---- 2. perception --------------------------------------------------------------------------
-def perceive(s: Session) -> None:
-    c = s.roles
-    s.section("Perception: a new entity, a light switched on, a person who moved")
-    batches = (
+PERCEPTION = "Perception: a new entity, a light switched on, a person who moved"
+
+
+def perception_batches(c: Cast) -> tuple[tuple[str, dict], ...]:
+    """What the camera reports: (in words, the perception batch)."""
+    return (
         (f"the camera sees a red mug on {c.table}",
          {"observation_id": "cam-0001", "entities": {c.mug: {"type": "dish", "label": "red mug"}},
           "triplets": [[c.mug, "on", c.table]]}),
         (f"{c.light} is on now, and {c.person} is in {c.person_to}",
          {"observation_id": "cam-0002", "triplets": [[c.light, "light_on", True], [c.person, "in_room", c.person_to]]}),
     )
-    for what, batch in batches:
+
+
+def perceive(s: Session) -> None:
+    c = s.roles
+    s.section(PERCEPTION)
+    for what, batch in perception_batches(c):
         s.say(f"observation: {what}")
         s.command(f"perceive -   <<< '{json.dumps(batch)}'")
         record = s.world.perceive(Observation.from_json(batch))
@@ -171,34 +180,54 @@ def perceive(s: Session) -> None:
 
 
 # ---- 3. natural language --------------------------------------------------------------------
+NL_UPDATES = "Natural-language updates through the LLM, verified before they touch the graph"
+HALLUCINATION = "a delta as a weak LLM might propose it (wrong predicate, hallucinated entity) meets the verifier:"
+
+
+def hallucinated_delta(c: Cast) -> dict:
+    """A delta with a wrong predicate and an entity that does not exist."""
+    return {"remove": [[c.mug, "on", c.table]], "add": [[c.mug, "in", c.sink], ["kitchen_tap", "faucet_on", True]]}
+
+
+def update_sentences(g: WorldGraph, c: Cast) -> tuple[str, str]:
+    """The two things people say that change the home."""
+    sink = _label(g, c.sink).split(" in ")[0]
+    return (f"{_label(g, c.person)} turned off the {_label(g, c.light)}.",
+            f"Someone put the red mug in the {sink} and turned on the tap.")
+
+
+def say_llm(s: Session) -> Any:
+    """Say which LLM the updates use (the settings from the environment); returns the settings."""
+    from l3mp.llm.settings import LLMSettings
+
+    settings = LLMSettings.from_sources()
+    s.say(f"\nLLM: {settings.name} (set L3MP_LLM_PROVIDER / L3MP_LLM_BASE_URL / L3MP_LLM_MODEL for another one); "
+          "starting it can take a minute the first time")
+    return settings
+
+
 def nl_updates(s: Session) -> None:
     """Sentences through the LLM (search-based retrieval, verification with re-prompting: L3M+P)."""
     c, g = s.roles, s.graph
-    s.section("Natural-language updates through the LLM, verified before they touch the graph")
-    s.say("a delta as a weak LLM might propose it (wrong predicate, hallucinated entity) meets the verifier:")
-    sink = _label(g, c.sink).split(" in ")[0]
-    bad = {"remove": [[c.mug, "on", c.table]], "add": [[c.mug, "in", c.sink], ["kitchen_tap", "faucet_on", True]]}
+    s.section(NL_UPDATES)
+    s.say(HALLUCINATION)
+    bad = hallucinated_delta(c)
     s.say(f"    {json.dumps(bad)}")
     verdict = s.world.verify(Delta.from_json(bad), source="nl")
     _expect(not verdict.ok, "the hallucinated delta passed verification")
     for violation in verdict.violations:
         s.say(f"    - {violation.message}")
     s.say("these messages are what the update loop sends back to the LLM when it errs.")
-    sentences = (f"{_label(g, c.person)} turned off the {_label(g, c.light)}.",
-                 f"Someone put the red mug in the {sink} and turned on the tap.")
     from l3mp.cli_nl import result_lines
     from l3mp.llm.factory import make_llm
-    from l3mp.llm.settings import LLMSettings
     from l3mp.retrieval import make_retriever
     from l3mp.updates import NLUpdater
 
-    settings = LLMSettings.from_sources()
-    s.say(f"\nLLM: {settings.name} (set L3MP_LLM_PROVIDER / L3MP_LLM_BASE_URL / L3MP_LLM_MODEL for another one); "
-          "starting it can take a minute the first time")
+    settings = say_llm(s)
     llm = make_llm(settings)
     try:
         updater = NLUpdater(s.world, llm, make_retriever("search", llm=llm, domain=s.domain), verify=True)
-        for i, sentence in enumerate(sentences, start=1):
+        for i, sentence in enumerate(update_sentences(g, c), start=1):
             s.say()
             s.command(f'update "{sentence}"')
             before = s.graph.to_json()
@@ -214,6 +243,13 @@ def nl_updates(s: Session) -> None:
 
 
 # ---- 4. a task ------------------------------------------------------------------------------
+TASK = "A task: planned (LAPKT), validated against the full graph, executed and written back"
+
+
+def task_and_goal(g: WorldGraph, c: Cast) -> tuple[str, str]:
+    return f"Bring the red mug to {_label(g, c.person)}.", f"(has {c.person} {c.mug})"
+
+
 def run_task(s: Session) -> None:
     """Plan with LAPKT from a given goal (LLM goals: `l3mp plan "task"`), validate against the full
     graph, execute step by step in a simulated copy of the world, write each step's effects back."""
@@ -222,8 +258,8 @@ def run_task(s: Session) -> None:
     from l3mp.retrieval import FullRetriever
 
     c, g = s.roles, s.graph
-    s.section("A task: planned (LAPKT), validated against the full graph, executed and written back")
-    task, goal = f"Bring the red mug to {_label(g, c.person)}.", f"(has {c.person} {c.mug})"
+    s.section(TASK)
+    task, goal = task_and_goal(g, c)
     s.say(f'task: "{task}"  goal: {goal}  {PLAN_NOTE}')
     s.command(f'plan "{task}" --goal "{goal}" --retrieval full')
     result = TaskPlanner(s.world, None, FullRetriever()).plan(task, goal=goal)
@@ -294,6 +330,16 @@ def render_kitchen(s: Session) -> None:
 
 
 STEPS: tuple[Step, ...] = (import_house, perceive, nl_updates, run_task, show_changes, restart, render_kitchen)
+"""The session in this process, through the Python API."""
+
+
+def ros_steps() -> tuple[Step, ...]:
+    """The session through the ROS 2 nodes: perception, NL updates and the task go over their topics to the
+    world-model, planner and executor nodes (started as one process on loopback); the rest reads the store."""
+    from l3mp.ros import session as ros
+
+    return (import_house, ros.start_nodes, ros.perceive, ros.nl_updates, ros.run_task, ros.stop_nodes, show_changes,
+            restart, render_kitchen)
 
 
 def main_job(
@@ -302,10 +348,11 @@ def main_job(
     seed: int = DEFAULT_SEED,
     keep: bool = False,
     fsync: bool = True,
-    steps: Sequence[Step] = STEPS,
+    steps: Sequence[Step] | None = None,
     out: TextIO | None = None,
 ) -> int:
-    """Run the household session in `directory` (default: a temporary one, removed unless `keep`).
+    """Run the household session in `directory` (default: a temporary one, removed unless `keep`), through the
+    ROS 2 nodes (default) or as the given `steps` (e.g. STEPS: all in this process).
 
     Returns 0, or 1 (with the reason on stderr) if anything unexpected happened.
     """
@@ -317,12 +364,14 @@ def main_job(
     session.say(f"l3mp main job: a household session (house seed {seed}) in {root}")
     try:
         root.mkdir(parents=True, exist_ok=True)
-        for step in steps:
+        for step in ros_steps() if steps is None else steps:
             step(session)
     except L3mpError as exc:
         print(f"l3mp demo: failed at step {session.step}: {exc}", file=sys.stderr)
         return 1
     finally:
+        if session.stack is not None:
+            session.stack.close()
         if session.model is not None:
             session.model.close()
         if temporary and not keep:

@@ -11,9 +11,13 @@ from l3mp import cli, demo
 from l3mp.world.delta import Delta
 from l3mp.world.model import WorldModel
 from tests.helpers import household, household_rules
+from tests.llm.scripted_server import ScriptedServer, reply
 
-HEADERS = ("1. A generated house", "2. Perception", "3. Natural-language updates", "4. A task",
-           "5. What changed", "6. Restart", "7. A picture")
+HEADERS = ("1. A generated house", "2. The ROS 2 nodes", "3. Perception", "4. Natural-language updates",
+           "5. A task", "6. What changed", "7. Restart", "8. A picture")
+"""The sections of the main job, which goes through the ROS 2 nodes."""
+IN_PROCESS_HEADERS = ("1. A generated house", "2. Perception", "3. Natural-language updates", "4. A task",
+                      "5. What changed", "6. Restart", "7. A picture")
 
 
 WITHOUT_LLM = tuple(step for step in demo.STEPS if step is not demo.nl_updates)
@@ -21,7 +25,8 @@ WITHOUT_LLM = tuple(step for step in demo.STEPS if step is not demo.nl_updates)
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory):
-    """One full run of `l3mp demo --dir DIR` (the console command, with the embedded LLM), with its output."""
+    """One full run of `l3mp demo --dir DIR` (the console command, through the ROS 2 nodes, with the embedded LLM),
+    with its output."""
     directory = tmp_path_factory.mktemp("demo")
     out = io.StringIO()
     with pytest.MonkeyPatch.context() as patch:
@@ -38,6 +43,16 @@ def test_the_main_job_runs_to_completion(session):
     assert positions == sorted(positions)
     assert (directory / "kitchen.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     assert f"the store and the picture are in {directory}" in out
+
+
+@pytest.mark.slow
+def test_the_main_job_goes_through_the_ros_nodes(session):
+    _, out, directory = session
+    assert "l3mp-ros-bringup --ros-args --params-file" in out and "nodes up (pid" in out
+    for topic in ("/world_model/perception", "/world_model/apply", "/world_model/nl_update", "/planner/task"):
+        assert f"ros2 topic pub --once {topic} std_msgs/msg/String" in out
+    assert "/executor/result: completed" in out and "stopped cleanly" in out
+    assert "world_model" in (directory / "ros-nodes.log").read_text(encoding="utf-8")
 
 
 @pytest.mark.slow
@@ -72,6 +87,44 @@ def test_the_store_left_behind_holds_the_whole_session(session):
 def test_the_story_fits_other_houses(seed):
     out = io.StringIO()
     assert demo.main_job(seed=seed, fsync=False, steps=WITHOUT_LLM[:-1], out=out) == 0, out.getvalue()
+
+
+@pytest.fixture
+def scripted_llm(monkeypatch):
+    """The scripted OpenAI-compatible server (a TEST DOUBLE for a paid API) as the LLM of this process and of the
+    node processes it starts: it answers every call with JSON of no useful shape, so every NL update fails."""
+    with ScriptedServer(default=reply('{"changes": []}')) as server:
+        monkeypatch.setenv("L3MP_LLM_PROVIDER", "compatible")
+        monkeypatch.setenv("L3MP_LLM_BASE_URL", server.url)
+        monkeypatch.setenv("L3MP_LLM_MODEL", "scripted")
+        yield server
+
+
+@pytest.mark.parametrize(("steps", "headers"), [(None, HEADERS), (demo.STEPS, IN_PROCESS_HEADERS)],
+                         ids=["through-ros", "in-process"])
+def test_both_paths_run_to_completion_when_the_llm_fails_every_update(tmp_path, scripted_llm, steps, headers):
+    out = io.StringIO()
+    assert demo.main_job(tmp_path, fsync=False, steps=steps, out=out) == 0, out.getvalue()
+    text = out.getvalue()
+    assert [text.index(h) for h in headers] == sorted(text.index(h) for h in headers)
+    assert text.count("not applied, the graph is unchanged") == 2 and "LLM: compatible:scripted" in text
+    assert scripted_llm.requests, "the updates did not reach the LLM"
+    with WorldModel.open(household(), tmp_path / "world", rules=household_rules(), read_only=True) as model:
+        sources = [model.store.record(seq).source for seq in range(1, model.last_seq + 1)]
+    assert sources[:3] == ["import", "perception", "perception"] and "nl" not in sources and sources[-1] == "plan"
+
+
+def test_nodes_that_do_not_start_fail_the_job(tmp_path, monkeypatch, capsys):
+    from l3mp.ros import launcher, session
+
+    def unknown_domain(path, params):
+        return launcher.write_params(path, {**params, "world_model": {**params["world_model"], "domain": "nowhere"}})
+
+    monkeypatch.setattr(session, "START_S", 5.0)
+    monkeypatch.setattr(session, "write_params", unknown_domain)
+    assert demo.main_job(tmp_path, fsync=False, steps=demo.ros_steps()[:2], out=io.StringIO()) == 1
+    err = capsys.readouterr().err
+    assert "failed at step 2" in err and "no shipped domain named 'nowhere'" in err
 
 
 def test_a_temporary_directory_is_removed_unless_kept(tmp_path, monkeypatch):
