@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,14 +71,21 @@ def cmd_eval(ctx: Context) -> int:
     if runs.is_dir() and any(runs.glob("*.json")) and not args.resume:
         raise EvaluationError(f"{out} already holds a run; add --resume to continue it, or choose another --out")
     llm, info = _make_llm(args)
+    previous = signal.signal(signal.SIGTERM, _stop)
     try:
         document = evaluate(config, llm, info, out, progress=not args.no_progress)
     finally:
+        signal.signal(signal.SIGTERM, previous)
         llm.close()
     print((out / "table.md").read_text(encoding="utf-8"))
     print(f"results: {out / 'results.json'}, {out / 'results.csv'}, figures: {out}/fig2_cumulative.png, "
           f"fig3_planning_time.png, fig4_tokens.png")
     return 0 if document["summary"] else 1
+
+
+def _stop(signum: int, frame: Any) -> None:
+    """SIGTERM ends the run like Ctrl-C: completed steps stay checkpointed and the embedded server is stopped."""
+    raise KeyboardInterrupt
 
 
 def _make_llm(args: argparse.Namespace) -> tuple[Any, dict]:
