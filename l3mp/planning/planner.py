@@ -42,6 +42,8 @@ class PlanOutcome:
     engine: str = ""
     message: str = ""
     up_status: str | None = None
+    metrics: dict[str, str] = field(default_factory=dict)
+    """The engine's own measurements (for LAPKT: ``parse_ground_s``, ``search_s``)."""
 
     @property
     def solved(self) -> bool:
@@ -93,6 +95,7 @@ def _outcome(
         engine=engine,
         message=_message(result, status, len(steps), timeout_s, options),
         up_status=result.status.name,
+        metrics=dict(result.metrics or {}),
     )
 
 

@@ -16,7 +16,8 @@ from l3mp.domain.pddl_domain import Domain
 QUICK_METRICS = {
     "lapkt_call_floor", "fd_call_floor", "s1_entities", "s1_give_speedup", "s1_lights_speedup",
     "s1_retrieved_mean", "s1_full_mean", "s1_speedup_mean", "s1_lapkt_mean", "s1_full_lapkt_mean", "s1_fd_mean",
-    "plan_validity", "plan_validity_fd",
+    "plan_validity", "plan_validity_fd", "s1_retrieved_search_mean", "s1_retrieved_parse_ground_mean",
+    "s1_full_search_mean", "s1_full_parse_ground_mean",
 }
 
 

@@ -52,6 +52,9 @@ def test_lapkt_solves_the_first_problem_of_real_pddlgym_domains(name):
     assert result.status == Status.SOLVED_SATISFICING, result.log_messages
     assert result.engine_name == "lapkt"
     assert_valid(problem, result.plan)
+    assert result.metrics["outcome"] == "finished"
+    assert 0 <= float(result.metrics["search_s"]) <= float(result.metrics["engine_internal_time"])
+    assert 0 < float(result.metrics["parse_ground_s"]) <= float(result.metrics["engine_internal_time"])
 
 
 def test_lapkt_solves_a_larger_pddlgym_problem():

@@ -38,6 +38,8 @@ DEFAULT = "default"
 """`memory_limit_mb` value meaning :func:`default_memory_limit_mb`."""
 
 _REACH_GOAL = "REACH-GOAL"
+_PHASES = {"LAPKT_PARSE_GROUND_TASK": "parse_ground_s", "LAPKT_SOLVE_TASK": "search_s"}
+_PHASE_LINE = re.compile(r"\*\*\*Finished (\w+) after ([\d.]+) seconds wall-clock time")
 _TASK_NAME = "l3mp_task"
 _OUT_OF_MEMORY = ("MemoryError", "bad_alloc")
 _UP_LOCK = threading.Lock()
@@ -60,6 +62,7 @@ class LAPKTPlanner(Engine, OneshotPlannerMixin):
     """LAPKT as a unified-planning one-shot planner.
 
     `planner` is ``siw-then-bfsf`` (default), ``siw`` or ``bfsf`` (or a LAPKT class name);
+    The result's metrics hold LAPKT's own wall-clock times, ``parse_ground_s`` and ``search_s``.
     `memory_limit_mb` caps the address space of the process that grounds and searches (``"default"``:
     4 GB or half the RAM, whichever is less; None: no cap). Running out of it gives MEMOUT.
 
@@ -145,7 +148,7 @@ class LAPKTPlanner(Engine, OneshotPlannerMixin):
         _echo(out, err, output_stream)
         error = "\n".join(part for part in (err, ended.message) if part)
         logs = [LogMessage(LogLevel.INFO, out), LogMessage(LogLevel.ERROR, error)]
-        metrics = {"engine_internal_time": str(ended.seconds), "outcome": ended.outcome}
+        metrics = {"engine_internal_time": str(ended.seconds), "outcome": ended.outcome, **_phases(out)}
         plan = None
         with _UP_LOCK:
             if ended.outcome == "finished" and steps:
@@ -258,6 +261,11 @@ def _plan_from_lines(steps: list[str], writer: PDDLWriter) -> SequentialPlan:
         action = writer.get_item_named(name)
         actions.append(ActionInstance(action, [writer.get_item_named(a) for a in args]))  # type: ignore[arg-type]
     return SequentialPlan(actions)
+
+
+def _phases(stdout: str) -> dict[str, str]:
+    """LAPKT's own wall-clock times: parsing and grounding (``parse_ground_s``) and search (``search_s``)."""
+    return {_PHASES[m.group(1)]: m.group(2) for m in _PHASE_LINE.finditer(stdout) if m.group(1) in _PHASES}
 
 
 def _read(path: str) -> str:
