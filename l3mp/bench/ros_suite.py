@@ -54,7 +54,7 @@ class _Nodes:
 
     def __init__(self, directory: Path, nodes: dict[str, dict], scripts: tuple[str, ...]) -> None:
         from l3mp.ros.client import Client
-        from l3mp.ros.launcher import NodeProcess, random_domain, ros_environment, write_params
+        from l3mp.ros.launcher import NodeProcess, random_domain, ros_environment, use_loopback, write_params
         from l3mp.ros.main import config_path
 
         directory.mkdir(parents=True, exist_ok=True)
@@ -63,6 +63,7 @@ class _Nodes:
         params = write_params(directory / "params.yaml", nodes)
         args = ["--ros-args", "--params-file", str(config_path()), "--params-file", str(params)]
         self.processes = [NodeProcess(s, args, env, directory / f"{s}.log") for s in scripts]
+        use_loopback()
         self.client = Client(domain_id=domain_id)
 
     def close(self) -> None:

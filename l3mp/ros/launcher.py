@@ -32,6 +32,13 @@ def ros_environment(domain_id: int, log_dir: Path | None = None) -> dict[str, st
             "ROS_LOG_DIR": str(logs), "PYTHONUNBUFFERED": "1"}
 
 
+def use_loopback(log_dir: Path | None = None) -> None:
+    """Keep this process's own ROS traffic on loopback (DDS multicasts on the real interface otherwise) and its ROS
+    logs out of the home directory, unless the environment already says otherwise."""
+    os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+    os.environ.setdefault("ROS_LOG_DIR", str(log_dir or Path(tempfile.gettempdir()) / "l3mp-ros-logs"))
+
+
 def write_params(path: Path, params: dict[str, dict]) -> Path:
     """A ROS parameters file (``{node: {name: value}}``; dotted names are nested), for ``--params-file``."""
     document: dict = {}

@@ -25,7 +25,7 @@ from l3mp.demo import (
     update_sentences,
 )
 from l3mp.ros.client import STACK, Client, NoAnswer
-from l3mp.ros.launcher import NodeProcess, random_domain, ros_environment, write_params
+from l3mp.ros.launcher import NodeProcess, random_domain, ros_environment, use_loopback, write_params
 from l3mp.world.graph import WorldGraph
 from l3mp.world.record import ChangeRecord
 
@@ -93,6 +93,7 @@ def start_nodes(s: Session) -> None:
     s.say(f"(on a ROS 2 installation: ros2 launch l3mp l3mp.launch.py params_file:={params})")
     process = NodeProcess("l3mp-ros-bringup", args, ros_environment(domain_id, s.directory / "ros-logs"),
                           s.directory / "ros-nodes.log")
+    use_loopback()
     s.stack = Stack(process, Client(domain_id=domain_id), domain_id)
     client = s.stack.client
     try:
