@@ -184,7 +184,7 @@ def _change(sim: Simulator, agent: Agent, llm: LLM) -> dict:
     injected = _injected(llm)
     record: dict[str, Any] = {"kind": "change", **delivery.to_json()}
     if delivery.channel == "nl":
-        _oracle(llm, sim, delivery=delivery)
+        _oracle(llm, sim, truth_before, delivery=delivery)
         result = agent.updater.update(delivery.text, ref=f"step-{delivery.step}")
         record.update(accepted=result.accepted, reason=result.reason, attempts=len(result.attempts),
                       tokens=_tokens(result.ledger), retrieval=result.to_json()["retrieval"])
@@ -218,7 +218,7 @@ def _task(sim: Simulator, agent: Agent, llm: LLM) -> dict:
     truth_before = set(sim.truth.graph.facts())
     task = posed.task
     injected = _injected(llm)
-    _oracle(llm, sim, task=task)
+    _oracle(llm, sim, truth_before, task=task)
     result = agent.planner.plan(task.text)
     record: dict[str, Any] = {"kind": "task", **posed.to_json(), "status": result.status, "agent_goal": result.goal,
                               "plan": result.plan, "valid_in_memory": result.ok, "reason": result.reason,
@@ -244,15 +244,18 @@ def _diff(before: set, after: set) -> dict:
     return {"remove": sorted(str(f) for f in before - after), "add": sorted(str(f) for f in after - before)}
 
 
-def _oracle(llm: LLM, sim: Simulator, *, delivery: Delivery | None = None, task: Any = None) -> None:
+def _oracle(llm: LLM, sim: Simulator, truth_before: set, *, delivery: Delivery | None = None,
+            task: Any = None) -> None:
+    """Tell the simulated LLM what the request is about (a real LLM is told nothing)."""
     if not isinstance(llm, SimulatedLLM):
         return
     mentions = delivery.mentions() if delivery is not None else dict(task.mentions)
     types = {n: sim.truth.graph.entity_type(n) or "" for n in mentions}
+    relations = tuple(sorted(f for f in truth_before if len(f.args) == 2 and all(a in mentions for a in f.args)))
     if delivery is not None:
-        llm.set_oracle(Oracle(changes=delivery.delta(), mentions=mentions, types=types))
+        llm.set_oracle(Oracle(changes=delivery.delta(), mentions=mentions, types=types, relations=relations))
     else:
-        llm.set_oracle(Oracle(goal=task.literals, mentions=mentions, types=types))
+        llm.set_oracle(Oracle(goal=task.literals, mentions=mentions, types=types, relations=relations))
 
 
 def _injected(llm: LLM, since: dict | None = None) -> dict:

@@ -105,13 +105,15 @@ class ErrorModel:
 @dataclass(frozen=True)
 class Oracle:
     """What the simulator knows about the current request: the true changes of an event, the gold goal
-    literals of a task (``l3mp.planning.goal.Literal``), the entities the text names (entity -> the words used)
-    and their types."""
+    literals of a task (``l3mp.planning.goal.Literal``), the entities the text names (entity -> the words used),
+    their types and the relations among them."""
 
     changes: Delta | None = None
     goal: tuple[Any, ...] = ()
     mentions: Mapping[str, str] = field(default_factory=dict)
     types: Mapping[str, str] = field(default_factory=dict)
+    relations: tuple[Fact, ...] = ()
+    """True binary facts among the named entities before the request (what a query graph's edges may state)."""
 
 
 @dataclass
@@ -121,6 +123,7 @@ class _Prompt:
     entities: dict[str, tuple[str, str]]
     facts: set[Fact]
     tokens: int
+    request: str = ""
 
 
 class SimulatedLLM:
@@ -220,13 +223,23 @@ class SimulatedLLM:
     # ---- query_graph ------------------------------------------------------------------
     def _query(self, oracle: Oracle, prompt: _Prompt, schema: dict, draw: _Errors) -> dict:
         types = schema["properties"]["nodes"]["items"]["properties"]["type"]["enum"]
-        nodes = [{"id": f"n{i}", "description": words, "type": oracle.types.get(entity, "unknown")}
-                 for i, (entity, words) in enumerate(oracle.mentions.items(), 1)]
+        ids = {entity: f"n{i}" for i, entity in enumerate(oracle.mentions, 1)}
+        nodes = [{"id": ids[entity], "description": words, "type": oracle.types.get(entity, "unknown")}
+                 for entity, words in oracle.mentions.items()]
+        request = prompt.request.lower()
+        edges = []
+        for fact in oracle.relations:
+            if len(fact.args) == 2 and all(a in ids for a in fact.args):
+                evidence = _span(request, [oracle.mentions[a].lower() for a in fact.args])
+                if evidence:
+                    edges.append({"source": ids[fact.args[0]], "relation": fact.predicate,
+                                  "target": ids[fact.args[1]], "evidence": evidence})
         if nodes and draw.happens("missed_fact"):
-            nodes.pop(draw.rng.randrange(len(nodes)))
+            gone = nodes.pop(draw.rng.randrange(len(nodes)))["id"]
+            edges = [e for e in edges if gone not in (e["source"], e["target"])]
         if nodes and draw.happens("wrong_entity"):
             nodes[draw.rng.randrange(len(nodes))]["type"] = draw.rng.choice(types)
-        return {"nodes": nodes, "edges": []}
+        return {"nodes": nodes, "edges": edges}
 
     # ---- pddl_goal --------------------------------------------------------------------
     def _goal(self, oracle: Oracle, prompt: _Prompt, schema: dict, draw: _Errors) -> dict:
@@ -348,8 +361,11 @@ def _read_prompt(messages: Sequence[Message]) -> _Prompt:
     user = next((str(m.get("content", "")) for m in messages if m.get("role") == "user"), "")
     entities: dict[str, tuple[str, str]] = {}
     facts: set[Fact] = set()
+    request = ""
     for line in user.splitlines():
         line = line.strip()
+        if line.startswith(("Request: ", "Event: ", "Task: ")):
+            request = line.partition(": ")[2]
         listed = _LISTING.match(line)
         if listed:
             entities[listed.group(1)] = (listed.group(2), listed.group(3) or "")
@@ -358,7 +374,17 @@ def _read_prompt(messages: Sequence[Message]) -> _Prompt:
                 facts.add(fact_from_triplet(json.loads(line))[0])
             except (ValueError, FormatError):  # a line that only looks like a triplet
                 continue
-    return _Prompt(entities, facts, count_message_tokens(messages))
+    return _Prompt(entities, facts, count_message_tokens(messages), request)
+
+
+def _span(text: str, phrases: list[str]) -> str:
+    """The shortest stretch of `text` from the first to the last of `phrases` (all must occur), else ""."""
+    found = [(text.find(p), p) for p in phrases]
+    if any(start < 0 for start, _ in found):
+        return ""
+    start = min(s for s, _ in found)
+    end = max(s + len(p) for s, p in found)
+    return text[start:end]
 
 
 def _words(text: str) -> set[str]:

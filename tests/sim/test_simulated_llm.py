@@ -187,3 +187,19 @@ def test_entity_selection_finds_entities_only_by_their_words() -> None:
         llm.set_oracle(Oracle(mentions={item: words}))
         retrieved = EntitySelectionRetriever(llm, household()).retrieve(f"Where is the {words}?", sim.truth.graph)
         assert (item in retrieved.details["selected"]) is found
+
+
+def test_query_graphs_state_the_relations_the_request_quotes() -> None:
+    from l3mp.retrieval import query_graph
+
+    request = "Michael took the red mug from the desk in the office."
+    llm = SimulatedLLM(household(), ErrorModel.parse("none"))
+    llm.set_oracle(Oracle(mentions={"michael": "Michael", "mug_1": "red mug", "desk_1": "desk in the office"},
+                          types={"michael": "person", "mug_1": "dish", "desk_1": "table"},
+                          relations=(Fact("on", ("mug_1", "desk_1")), Fact("in_room", ("michael", "office_1")))))
+    graph, notes = query_graph.ask(llm, request, household())
+    assert not notes
+    assert [(n.description, n.type) for n in graph.nodes] == [("Michael", "person"), ("red mug", "dish"),
+                                                            ("desk in the office", "table")]
+    (edge,) = graph.edges
+    assert (edge.relation, edge.evidence) == ("on", "red mug from the desk in the office")
