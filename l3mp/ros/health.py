@@ -14,6 +14,8 @@ from l3mp.llm.client import ChatLLM
 from l3mp.llm.settings import LLMSettings
 
 OK, WARN, ERROR = 0, 1, 2
+PROBE_EVERY_S = 10.0
+"""How often diagnostics check that an LLM endpoint answers."""
 
 
 class LazyLLM:
@@ -26,6 +28,7 @@ class LazyLLM:
         self._lock = threading.Lock()
         self._status = "not started (starts with the first request that needs it)"
         self._level = OK
+        self._probed: tuple[float, tuple[int, str]] | None = None
 
     def get(self) -> ChatLLM:
         """The LLM, starting it if needed; LLMError (e.g. LLMUnavailable) if it cannot start."""
@@ -50,18 +53,44 @@ class LazyLLM:
             self._status, self._level = f"last call failed: {error}", ERROR
 
     def status(self) -> tuple[int, str]:
+        """How the LLM is: for an endpoint l3mp does not start, also whether it answers HTTP now (checked at most
+        every PROBE_EVERY_S seconds); for the embedded server, whether its process runs."""
         if self._llm is not None and self.settings.provider == "embedded":
             from l3mp.llm.embedded import EmbeddedServer
 
             if not EmbeddedServer.shared().running:
                 return ERROR, "embedded llama-server is not running"
+        if self.settings.provider == "compatible" and self.settings.base_url:
+            level, text = self._probe(self.settings.base_url)
+            return max(level, self._level), f"{self.settings.name}: {text}; {self._status}"
         return self._level, f"{self.settings.name}: {self._status}"
+
+    def _probe(self, base_url: str) -> tuple[int, str]:
+        now = time.monotonic()
+        if self._probed is None or now - self._probed[0] >= PROBE_EVERY_S:
+            self._probed = (now, reachable(base_url))
+        return self._probed[1]
 
     def close(self) -> None:
         with self._lock:
             if self._llm is not None:
                 self._llm.close()
                 self._llm = None
+
+
+def reachable(base_url: str, timeout_s: float = 2.0) -> tuple[int, str]:
+    """Whether an OpenAI-compatible endpoint answers HTTP (GET <base_url>/models; any HTTP status counts)."""
+    import urllib.error
+    import urllib.request
+
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(f"{base_url.rstrip('/')}/models", timeout=timeout_s):
+            return OK, "reachable"
+    except urllib.error.HTTPError:
+        return OK, "reachable"
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        return ERROR, f"unreachable: {getattr(exc, 'reason', exc)}"
 
 
 def store_writable(path: Path) -> tuple[int, str]:
