@@ -181,3 +181,16 @@ def test_colcon_installs_the_node_scripts_launch_and_config_files(tmp_path):
         assert (prefix / "lib" / "l3mp" / script).is_file(), script
     for path in [*LAUNCH_FILES, *CONFIG_FILES]:
         assert (prefix / "share" / "l3mp" / path.parent.name / path.name).is_file(), path.name
+
+
+def test_a_parameter_of_the_wrong_type_stops_the_bringup_with_a_clear_message(tmp_path):
+    import subprocess
+
+    from l3mp.ros.launcher import random_domain, ros_environment, write_params
+
+    params = write_params(tmp_path / "bad.yaml", {"planner": {"timeout_s": 60}})
+    run = subprocess.run([str(Path(sys.executable).parent / "l3mp-ros-bringup"), "--nodes", "planner", "--ros-args",
+                          "--params-file", str(params)], env=ros_environment(random_domain(), tmp_path),
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1
+    assert "cannot start planner" in run.stderr and "'timeout_s'" in run.stderr and "DOUBLE" in run.stderr
