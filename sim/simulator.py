@@ -86,14 +86,19 @@ class Delivery:
 
     def delta(self) -> Delta:
         """The true change of the whole delivery (what the truth went through, in order, netted)."""
-        removed, added = [], []
+        removed: list = []
+        added: list = []
         for event in self.events:
             for fact in event.remove:
                 if fact in added:
                     added.remove(fact)
                 else:
                     removed.append(fact)
-            added.extend(event.add)
+            for fact in event.add:
+                if fact in removed:
+                    removed.remove(fact)
+                else:
+                    added.append(fact)
         entities = {n: s for e in self.events for n, s in e.new_entities.items()}
         return Delta(remove=tuple(removed), add=tuple(added), entities=entities)
 

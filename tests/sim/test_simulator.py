@@ -8,12 +8,14 @@ from functools import cache
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from l3mp_sim.events import Event
 from l3mp_sim.house import generate_house
 from l3mp_sim.perception import distinct_words, observation, perceive_house
-from l3mp_sim.simulator import SimConfig, SimulationError, Simulator
+from l3mp_sim.simulator import Delivery, SimConfig, SimulationError, Simulator
 
 from l3mp.domain import Domain, RuleSet
 from l3mp.domain.paths import domain_path
+from l3mp.domain.triplets import Fact
 from l3mp.planning import validate_plan
 from l3mp.world.verify import Verifier
 
@@ -187,3 +189,13 @@ def test_ten_times_the_paper_house_runs_the_same_way() -> None:
     assert sim.truth.graph.entity_count() > 600
     for _ in range(8):
         check_delivery(sim, sim.next_delivery())
+
+
+def test_a_sentence_of_events_nets_their_changes() -> None:
+    lamp, phone = Fact("light_on", ("lamp_1",)), Fact("ringing", ("phone_1",))
+    on = Event("switch", "a", (), (lamp,), {"lamp_1": "lamp"})
+    off = Event("switch", "b", (lamp,), (), {"lamp_1": "lamp"})
+    answered = Event("answer_phone", "c", (phone,), (), {"phone_1": "phone"})
+    rings = Event("phone_rings", "d", (), (phone,), {"phone_1": "phone"})
+    assert Delivery(1, "x", (on, off, answered, rings), "nl").delta().is_empty()
+    assert Delivery(1, "x", (off, answered), "nl").delta().remove == (lamp, phone)
