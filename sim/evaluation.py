@@ -39,10 +39,11 @@ from l3mp_sim.simulator import Delivery, SimConfig, Simulator
 
 from l3mp.cli import state_delta
 from l3mp.domain.pddl_domain import Domain
-from l3mp.errors import L3mpError
+from l3mp.errors import L3mpError, ProblemError
 from l3mp.llm.simulated import Oracle, SimulatedLLM
 from l3mp.llm.types import LLM, TokenLedger
 from l3mp.planning import run_plan, validate_plan
+from l3mp.planning.goal import parse_goal
 from l3mp.planning.pipeline import TaskPlanner
 from l3mp.retrieval import Embedder, make_retriever
 from l3mp.updates import VARIANTS, NLUpdater
@@ -227,6 +228,7 @@ def _task(sim: Simulator, agent: Agent, llm: LLM) -> dict:
                               "expansions": result.expansions, "tokens": _tokens(result.ledger)}
     record["valid_in_truth"] = bool(result.plan) and validate_plan(
         sim.domain, sim.truth.graph, result.plan, task.goal_pddl).valid
+    record["goal_correct"] = _same_goal(sim, result.goal, task.goal_pddl)
     execution = None
     if result.ok:
         report = run_plan(agent.world, sim, result.plan, task_ref=f"task-{posed.step}")
@@ -239,6 +241,17 @@ def _task(sim: Simulator, agent: Agent, llm: LLM) -> dict:
 
 
 # ---- helpers ---------------------------------------------------------------------------------
+def _same_goal(sim: Simulator, goal: str | None, gold: str) -> bool:
+    """Whether the agent's goal is the gold goal (both in the normal form of `parse_goal`)."""
+    if goal is None:
+        return False
+    try:
+        graph = sim.truth.graph
+        return parse_goal(sim.domain, goal, graph=graph) == parse_goal(sim.domain, gold, graph=graph)
+    except ProblemError:
+        return False
+
+
 def _diff(before: set, after: set) -> dict:
     """How the ground truth changed in a step (with the initial truth, the truth after every step)."""
     return {"remove": sorted(str(f) for f in before - after), "add": sorted(str(f) for f in after - before)}

@@ -32,6 +32,7 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     spoken = [r for r in changes if r["channel"] == "nl"]
     tasks = [r for r in records if r["kind"] == "task"]
     solved = [r for r in tasks if r["success"]]
+    judged = [r for r in tasks if "goal_correct" in r]
     good_tokens = [r["tokens"]["total"] for r in spoken if r["success"]]
     agent_s = [r["retrieval_seconds"] + r["planner_seconds"] for r in solved]
     full_s = [r["full_state_seconds"] for r in solved]
@@ -49,6 +50,7 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "tasks": len(tasks),
         "plan_success": _pct(len(solved), len(tasks)),
         "plans_valid_in_truth": _pct(sum(r["valid_in_truth"] for r in tasks), len(tasks)),
+        "goals_correct": _pct(sum(r["goal_correct"] for r in judged), len(judged)),
         "tokens_per_successful_change_mean": round(statistics.mean(good_tokens), 1) if good_tokens else None,
         "tokens_per_successful_change_median": statistics.median(good_tokens) if good_tokens else None,
         "tokens_total": sum(r["tokens"]["total"] for r in records),
@@ -129,16 +131,17 @@ def table_markdown(meta: Mapping[str, Any], summaries: Mapping[str, Mapping[str,
         f"planner {sim['planner']}.",
         "",
         "| variant | state changes % | plans % | paper: state changes % | paper: plans % | graph = truth "
-        "(% of changes / at the end) | tokens per successful change | LLM calls | attempts per change | "
-        "wall time s |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "(% of changes / at the end) | goals right % | tokens per successful change | LLM calls | "
+        "attempts per change | wall time s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for variant, s in summaries.items():
         paper = PAPER_TABLE.get(variant, (None, None))
         lines.append(
             f"| {variant} | {_cell(s['state_change_success'])} | {_cell(s['plan_success'])} "
             f"({s['tasks']} tasks) | {_cell(paper[0])} | {_cell(paper[1])} | {_cell(s['graph_match_rate'])} / "
-            f"{_cell(s['graph_match_final'])} | {_cell(s['tokens_per_successful_change_mean'])} | "
+            f"{_cell(s['graph_match_final'])} | {_cell(s['goals_correct'])} | "
+            f"{_cell(s['tokens_per_successful_change_mean'])} | "
             f"{s['llm_calls']} | {_cell(s['attempts_mean'])} | {_cell(s['wall_seconds'])} |")
     lines += ["", "Planning time for the tasks each variant solved (retrieval + planner vs the planner on the "
               "ground-truth problem over the full state; the paper: 12.5x for R^S_V):", "",

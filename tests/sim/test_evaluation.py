@@ -70,7 +70,7 @@ def test_no_errors_and_full_context_record_every_change(tmp_path: Path) -> None:
     changes = [r for r in records if r["kind"] == "change"]
     assert {r["channel"] for r in changes} == {"nl", "perception"}
     assert all(r["success"] and r["graph_match"] for r in changes), [r["text"] for r in changes if not r["success"]]
-    assert all(r["success"] for r in records if r["kind"] == "task")
+    assert all(r["success"] and r["goal_correct"] for r in records if r["kind"] == "task")
 
 
 def test_an_interrupted_run_resumes_exactly(tmp_path: Path) -> None:
