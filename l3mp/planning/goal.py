@@ -22,7 +22,9 @@ from l3mp.world.graph import WorldGraph
 WILDCARD = "ALL_"
 """Prefix of the argument that stands for every object of a type (``ALL_light``), turned into ``forall``."""
 
-_QUANTIFIED = frozenset({"universal-preconditions", "quantified-preconditions"})
+_NEEDS = {"forall": ("universal-preconditions", "quantified-preconditions"),
+          "exists": ("existential-preconditions", "quantified-preconditions")}
+"""The requirements (any one of them) under which a goal may use each quantifier."""
 
 SYSTEM = """You turn a task for a household robot into the goal of a PDDL planning problem: the facts that \
 must hold once the task is done. Answer with a list of literals; each names a predicate, its arguments, whether \
@@ -83,7 +85,7 @@ class Literal:
 
 def quantifiers_allowed(domain: Domain) -> bool:
     """Whether goals of `domain` may use ``forall`` (its requirements allow universal preconditions)."""
-    return bool(domain.requirements & _QUANTIFIED)
+    return bool(domain.requirements & set(_NEEDS["forall"]))
 
 
 def parse_goal(domain: Domain, text: str, *, graph: WorldGraph) -> str:
@@ -92,8 +94,10 @@ def parse_goal(domain: Domain, text: str, *, graph: WorldGraph) -> str:
     Raises ProblemError naming what does not fit (syntax, predicate, object, type, or a quantifier
     the domain's requirements do not allow).
     """
-    if re.search(r"\(\s*(forall|exists)\b", text, re.IGNORECASE) and not quantifiers_allowed(domain):
-        raise ProblemError(f"the goal quantifies, but domain {domain.name} does not require :universal-preconditions")
+    for quantifier, needs in _NEEDS.items():
+        if re.search(rf"\(\s*{quantifier}\b", text, re.IGNORECASE) and not domain.requirements & set(needs):
+            raise ProblemError(f"the goal uses {quantifier}, but domain {domain.name} does not declare :{needs[0]} "
+                               f"(or :{needs[1]}); name the objects instead")
     problem = build_problem(domain, graph, entities=(), goal=text, name="goal_check")
     em = problem.environment.expression_manager
     return pddl(em.And(problem.goals)) if len(problem.goals) != 1 else pddl(problem.goals[0])

@@ -10,12 +10,15 @@ import json
 
 import pytest
 
+from l3mp.domain.pddl_domain import Domain
+from l3mp.domain.triplets import Fact
 from l3mp.errors import DomainError, ProblemError
 from l3mp.llm.client import ChatLLM
 from l3mp.llm.types import TokenLedger
 from l3mp.planning.goal import GoalGenerator, goal_example_text, parse_goal
 from l3mp.planning.pipeline import TaskPlanner
 from l3mp.retrieval import FullRetriever
+from l3mp.world.graph import WorldGraph
 from tests.helpers import house_model, household
 from tests.llm.conftest import settings_for
 from tests.llm.scripted_server import ScriptedServer, reply
@@ -152,3 +155,43 @@ def test_the_domains_worked_goal_examples_are_in_the_fixed_part_of_the_prompt(se
 def test_a_malformed_goal_example_is_a_domain_error_naming_the_problem(example, problem):
     with pytest.raises(DomainError, match=f"malformed goal example.*{problem}.*it needs entities"):
         goal_example_text(example)
+
+
+PLAIN = """(define (domain plain)
+ (:requirements :strips :typing :negative-preconditions)
+ (:types room lamp)
+ (:predicates (lit ?l - lamp) (lamp_in ?l - lamp ?r - room))
+ (:action off :parameters (?l - lamp) :precondition (lit ?l) :effect (not (lit ?l))))"""
+"""A domain whose requirements allow no quantifier."""
+
+
+@pytest.mark.parametrize("goal, quantifier, needs", [
+    ("(forall (?l - lamp) (not (lit ?l)))", "forall", ":universal-preconditions"),
+    ("(and (not (lit l1)) (exists (?l - lamp) (lit ?l)))", "exists", ":existential-preconditions"),
+])
+def test_a_quantified_goal_is_refused_where_the_domains_requirements_do_not_allow_it(goal, quantifier, needs):
+    domain = Domain.from_string(PLAIN)
+    graph = WorldGraph()
+    for name, type_ in (("l1", "lamp"), ("hall", "room")):
+        graph.add_entity(name, type_)
+    assert parse_goal(domain, "(not (lit l1))", graph=graph) == "(not (lit l1))"
+    with pytest.raises(ProblemError, match=f"the goal uses {quantifier}, but domain plain does not declare {needs}"):
+        parse_goal(domain, goal, graph=graph)
+
+
+def test_without_quantifier_requirements_the_llm_is_offered_no_wildcard_and_one_is_refused(server):
+    domain = Domain.from_string(PLAIN)
+    graph = WorldGraph()
+    for name, type_ in (("l1", "lamp"), ("l2", "lamp"), ("hall", "room")):
+        graph.add_entity(name, type_)
+    graph.add_fact(Fact("lit", ("l1",)))
+    server.push(reply(answer(lit("lit", "ALL_lamp", negated=True))), reply(answer(lit("lit", "l1", negated=True))))
+    llm = ChatLLM(settings_for(server.url, timeout_s=1.0, max_retries=0))
+    retrieved = FullRetriever().retrieve("lamps off", graph)
+    result = GoalGenerator(llm, domain).generate("lamps off", graph, retrieved, ledger=TokenLedger())
+    schema = server.requests[0]["response_format"]["json_schema"]["schema"]
+    (variant,) = [v for v in schema["properties"]["literals"]["items"]["anyOf"]
+                  if v["properties"]["predicate"]["enum"] == ["lit"]]
+    assert variant["properties"]["args"]["prefixItems"][0]["enum"] == ["l1", "l2"]
+    assert "ALL_lamp: this domain does not allow 'all' goals" in result.attempts[0].problems[0]
+    assert result.goal_pddl == "(and (not (lit l1)))" and len(result.attempts) == 2
