@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -147,6 +148,28 @@ def test_the_timeout_kills_the_planning_child_and_the_warm_server_plans_on():
     assert lapkt_pool._POOL._idle == [server]
 
 
+def test_a_planning_child_killed_from_outside_is_an_internal_error_and_the_server_plans_on():
+    problem = full_state_problem(household(), house_graph(target_entities=450), LIGHTS_AND_FAUCETS_OFF)
+    killed = []
+
+    def kill_the_child():  # as the kernel's OOM killer would
+        deadline = time.monotonic() + 30
+        while not killed and time.monotonic() < deadline:
+            servers = [p for p in live_children(os.getpid()) if "lapkt_worker" in cmdline(p)]
+            for child in (c for server in servers for c in live_children(int(server))):
+                os.kill(int(child), signal.SIGKILL)
+                killed.append(child)
+            time.sleep(0.02)
+
+    with ThreadPoolExecutor(1) as pool:
+        killer = pool.submit(kill_the_child)
+        result = solve(problem, timeout=60)
+        killer.result()
+    assert killed and result.status == Status.INTERNAL_ERROR
+    assert "killed by SIGKILL" in result.log_messages[-1].message
+    assert solve(features_problem("(painted b2)")).status == Status.SOLVED_SATISFICING
+
+
 def test_concurrent_calls_get_their_own_servers():
     problem = features_problem("(and (painted b3) (lit l2))")
     with ThreadPoolExecutor(3) as pool:
@@ -155,6 +178,13 @@ def test_concurrent_calls_get_their_own_servers():
     for result in results:
         assert_valid(problem, result.plan)
     assert 1 <= len(lapkt_pool._POOL._idle) <= 2  # extra servers beyond the idle cap were closed
+
+
+def cmdline(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""
 
 
 def live_children(pid: int) -> list[str]:
