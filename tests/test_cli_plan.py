@@ -126,3 +126,14 @@ def test_world_without_execute_is_a_usage_error(store, capsys):
     assert cli.main(["--store", str(store), "plan", "x", "--goal", LIGHTS_AND_FAUCETS_OFF, "--retrieval", "full",
                      "--world", "w.json"]) == 2
     assert "--world and --max-replans only apply with --execute" in capsys.readouterr().err
+
+
+def test_memory_limit_reaches_lapkt_and_a_memout_is_reported(store, capsys):
+    assert run_plan(store, "lights off", "--goal", LIGHTS_AND_FAUCETS_OFF, "--retrieval", "full",
+                    "--memory-limit", "20") == 1
+    out = capsys.readouterr().out
+    assert "no plan: memout" in out
+    assert "FAILED: the planner ran out of memory (its cap: 20 MB, set by the memory_limit_mb option)" in out
+    assert cli.main(["--store", str(store), "plan", "x", "--goal", LIGHTS_AND_FAUCETS_OFF, "--retrieval", "full",
+                     "--planner", "fast-downward", "--memory-limit", "20"]) == 2
+    assert "--memory-limit applies to the lapkt planner only" in capsys.readouterr().err
