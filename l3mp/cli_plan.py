@@ -17,8 +17,13 @@ if TYPE_CHECKING:
     from l3mp.world.model import WorldModel
 
 
+MAX_REPLANS = 3
+"""Replans after failed steps when executing, unless --max-replans says otherwise."""
+
+
 def add_plan_parser(command) -> None:
-    p = command("plan", cmd_plan, "plan a task given in natural language (Algorithm 4) and validate the plan")
+    p = command("plan", cmd_plan, "plan a task given in natural language (Algorithm 4), validate the plan and, "
+                "with --execute, run it")
     p.add_argument("task", help='what to do, e.g. "turn off all lights and faucets"')
     p.add_argument("--goal", metavar="PDDL", help='the goal as PDDL, e.g. "(and (not (light_on lamp_1)))": '
                    "no LLM writes it")
@@ -36,8 +41,8 @@ def add_plan_parser(command) -> None:
                         "and write each step's effects to the store (source plan); a failed step replans")
     p.add_argument("--world", metavar="FILE", help="with --execute: the true state to execute in (graph JSON or "
                    "PDDL problem), when it differs from the store")
-    p.add_argument("--max-replans", type=int, default=3, metavar="N", help="with --execute: replans after failed "
-                   "steps (default 3)")
+    p.add_argument("--max-replans", type=int, metavar="N", help="with --execute: replans after failed steps "
+                   f"(default {MAX_REPLANS})")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
     add_llm_options(p)
 
@@ -46,9 +51,10 @@ def cmd_plan(ctx: Context) -> int:
     from l3mp.cli import UsageError
 
     args = ctx.args
-    if (args.world is not None or args.max_replans != 3) and not args.execute:
+    if (args.world is not None or args.max_replans is not None) and not args.execute:
         raise UsageError("--world and --max-replans only apply with --execute")
-    if args.max_replans < 0:
+    max_replans = MAX_REPLANS if args.max_replans is None else args.max_replans
+    if max_replans < 0:
         raise UsageError("--max-replans must be >= 0")
     llm = None if args.goal is not None and args.retrieval == "full" else _make_llm(args)
     report = None
@@ -60,7 +66,7 @@ def cmd_plan(ctx: Context) -> int:
             if not args.json:
                 print("\n".join(result_lines(result)), flush=True)
             if truth is not None and result.ok:
-                report = _execute(world, truth, planner, result, args.max_replans, echo=not args.json)
+                report = _execute(world, truth, planner, result, max_replans, echo=not args.json)
     finally:
         if llm is not None:
             llm.close()
