@@ -22,6 +22,10 @@ TIMEOUT_S = 20.0
 STACK = {"/world_model/perception": 1, "/world_model/apply": 1, "/world_model/state": 3,
          "/world_model/results": 2, "/planner/task": 1, "/planner/plan": 2}
 """Subscribers once the client sees all three nodes and the executor sees the others."""
+RESULT_TOPIC = {"/world_model/perception": "/world_model/results", "/world_model/nl_update": "/world_model/results",
+                "/world_model/apply": "/world_model/results", "/world_model/query": "/world_model/results",
+                "/planner/task": "/planner/plan", "/executor/execute": "/executor/result"}
+"""Where the answer to a request topic comes."""
 LISTENED = ("/world_model/results", "/world_model/changes", "/planner/plan", "/planner/status",
             "/executor/result", "/executor/steps")
 
@@ -53,9 +57,10 @@ class Client:
         self.received: dict[str, list[Any]] = {t: [] for t in (*LISTENED, "/world_model/state")}
         self.arrived: dict[str, list[float]] = {t: [] for t in self.received}
         self._new = threading.Condition()
+        self._subscriptions = {}
         for topic in LISTENED:
             qos = m.changes_qos() if topic.endswith(m.CHANGES) else m.request_qos()
-            self.node.create_subscription(String, topic, self._collector(topic), qos)
+            self._subscriptions[topic] = self.node.create_subscription(String, topic, self._collector(topic), qos)
         self.node.create_subscription(String, "/world_model/state", self._collector("/world_model/state"),
                                       m.state_qos())
         self._publishers: dict[str, Any] = {}
@@ -85,14 +90,17 @@ class Client:
             time.sleep(0.05)
 
     def publish(self, topic: str, payload: Any, timeout: float = TIMEOUT_S) -> float:
-        """Publish a String (a dict is sent as JSON) once the topic has a subscriber; the perf_counter time sent."""
+        """Publish a String (a dict is sent as JSON) once the topic has a subscriber and the topic its answer comes
+        on (RESULT_TOPIC) reaches this client; the perf_counter time it was sent."""
         if topic not in self._publishers:
             self._publishers[topic] = self.node.create_publisher(String, topic, m.request_qos())
         publisher = self._publishers[topic]
+        answers = self._subscriptions.get(RESULT_TOPIC.get(topic, ""))
         deadline = time.monotonic() + timeout
-        while publisher.get_subscription_count() == 0:
+        while publisher.get_subscription_count() == 0 or (answers is not None and answers.get_publisher_count() == 0):
             if time.monotonic() >= deadline:
-                raise NoAnswer(f"nobody subscribes to {topic} after {timeout} s")
+                raise NoAnswer(f"{topic} has no subscriber, or {RESULT_TOPIC.get(topic)} no publisher, "
+                               f"after {timeout} s")
             time.sleep(0.02)
         data = payload if isinstance(payload, str) else json.dumps(payload)
         sent = time.perf_counter()
