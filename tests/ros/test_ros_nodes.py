@@ -5,6 +5,7 @@ replanning, malformed requests, diagnostics and the services."""
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import pytest
@@ -235,3 +236,30 @@ def test_a_resent_delta_is_answered_again_and_applied_once(ros):
     answers = [r for r in ros.received["/world_model/results"] if r.get("id") == "apply-twice"]
     assert len(answers) == 2 and answers[0] == answers[1] and first["ok"]
     assert first["record"]["seq"] == seq == world(ros).last_seq
+
+
+def test_a_running_plan_can_be_cancelled_after_its_current_step(tmp_path):
+    domain_id = 1 + (int(os.environ["ROS_DOMAIN_ID"]) % 101)  # not the module's nodes
+    params = {"world_model": {"store_path": str(make_store(tmp_path / "world")), "fsync": False},
+              "executor": {"adapter": FLAKY, "adapter_options": json.dumps({"delay_s": 0.5})}}
+    ros = Client(("world_model", "executor"), params, domain_id=domain_id)
+    try:
+        plan = ["(move the_robot kitchen bedroom)", "(move the_robot bedroom living_room)",
+                "(move the_robot living_room kitchen)"]
+        ros.publish("/executor/execute", {"id": "long", "plan": plan})
+        ros.wait("/executor/steps", lambda s: s["plan_id"] == "long")
+        client = ros.node.create_client(Trigger, "/executor/cancel")
+        assert client.wait_for_service(timeout_sec=10)
+        future = client.call_async(Trigger.Request())
+        deadline = time.monotonic() + 10
+        while not future.done() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert future.result().success and "cancelling long" in future.result().message
+        done = ros.result("/executor/result", "long")
+        assert not done["ok"] and done["error"]["code"] == "cancelled"
+        ran = [s for s in done["steps"] if s["ok"]]
+        assert 1 <= len(ran) < len(plan) and done["steps"][-1]["message"] == "cancelled"
+        graph = ros.nodes["world_model"].world.graph
+        assert graph.has_fact(F("in_room", "the_robot", "bedroom" if len(ran) == 1 else "living_room"))
+    finally:
+        ros.close()
