@@ -170,6 +170,18 @@ def test_a_planning_child_killed_from_outside_is_an_internal_error_and_the_serve
     assert solve(features_problem("(painted b2)")).status == Status.SOLVED_SATISFICING
 
 
+def test_a_server_started_by_a_thread_that_ended_stays_alive_and_is_reused():
+    lapkt_pool._POOL.close()  # the next call starts a server, from this short-lived thread
+    problem = features_problem("(painted b2)")
+    with ThreadPoolExecutor(1) as pool:
+        assert pool.submit(solve, problem).result().status == Status.SOLVED_SATISFICING
+    time.sleep(0.2)  # the thread has ended: a parent-death signal tied to it would have fired
+    (server,) = lapkt_pool._POOL._idle
+    assert server.alive
+    assert solve(problem).status == Status.SOLVED_SATISFICING
+    assert lapkt_pool._POOL._idle == [server]
+
+
 def test_concurrent_calls_get_their_own_servers():
     problem = features_problem("(and (painted b3) (lit l2))")
     with ThreadPoolExecutor(3) as pool:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,8 +74,7 @@ class _Server:
     """One fork server process and the line protocol to it."""
 
     def __init__(self) -> None:
-        self._proc = subprocess.Popen([sys.executable, "-P", str(WORKER)], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+        self._proc = _SPAWNER.submit(_start).result()
         self._buffer = b""
         line = self._line(time.monotonic() + START_TIMEOUT_S)
         if line is None or not line.get("ready"):
@@ -141,6 +141,16 @@ class _Server:
                 self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
         return json.loads(line)
+
+
+def _start() -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-P", str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+_SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="l3mp-lapkt-spawner")
+"""Starts every server. A server asks Linux to kill it when its parent dies, and Linux takes the *thread* that
+started it for the parent: a caller's short-lived thread would take the server with it when it ends."""
 
 
 def _ended(request: Request, ended: dict, seconds: float) -> Ended:
