@@ -181,6 +181,14 @@ def test_colcon_installs_the_node_scripts_launch_and_config_files(tmp_path):
         assert (prefix / "lib" / "l3mp" / script).is_file(), script
     for path in [*LAUNCH_FILES, *CONFIG_FILES]:
         assert (prefix / "share" / "l3mp" / path.parent.name / path.name).is_file(), path.name
+    site = next(prefix.glob("lib/python*/site-packages"))
+    probe = subprocess.run([sys.executable, "-c", "import l3mp.ros.main as m, l3mp.ros.world_model_node; "
+                            "print(m.__file__); print(m.config_path())"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "PYTHONPATH": str(site), "AMENT_PREFIX_PATH": str(prefix)})
+    assert probe.returncode == 0, probe.stderr
+    module, config = probe.stdout.split()
+    assert module.startswith(str(site)) and config.endswith("share/l3mp/config/l3mp.yaml") and Path(config).is_file()
 
 
 def test_a_parameter_of_the_wrong_type_stops_the_bringup_with_a_clear_message(tmp_path):
