@@ -51,7 +51,8 @@ def test_short_episode_for_all_six_variants(tmp_path: Path) -> None:
     assert document["llm"]["provider"] == "simulated" and "error_model" in document["llm"]
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved["summary"] == document["summary"] and saved["paper"]["table_i"]["R^S_V"]["plans"] == 90.0
-    rows = list(csv.DictReader((tmp_path / "results.csv").open()))
+    with (tmp_path / "results.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
     assert len(rows) == 6 * 5 and {r["variant"] for r in rows} == set(VARIANTS)
     table = (tmp_path / "table.md").read_text()
     assert document["llm"]["name"] in table
