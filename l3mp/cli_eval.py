@@ -39,6 +39,8 @@ def add_eval_parser(command) -> None:
     p.add_argument("--planner-timeout", type=float, default=60.0, metavar="S")
     p.add_argument("--resume", action="store_true", help="continue the checkpointed run in --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--report-only", action="store_true",
+                   help="only write the outputs from the checkpoints in --out, as far as they got (no LLM)")
     g = p.add_argument_group("LLM (default: the simulated LLM)")
     g.add_argument("--llm", choices=LLM_CHOICES, default="simulated",
                    help="simulated (oracle with an error model, offline, fast), embedded (local model), openai "
@@ -54,7 +56,7 @@ def add_eval_parser(command) -> None:
 
 
 def cmd_eval(ctx: Context) -> int:
-    from l3mp_sim.evaluation import EvalConfig, EvaluationError, evaluate
+    from l3mp_sim.evaluation import EvalConfig, EvaluationError, evaluate, report_checkpoints
     from l3mp_sim.simulator import SimConfig
 
     args = ctx.args
@@ -67,6 +69,10 @@ def cmd_eval(ctx: Context) -> int:
                             variants=tuple(v.strip() for v in args.variants.split(",") if v.strip()))
     except ValueError as exc:
         raise EvaluationError(str(exc)) from exc
+    if args.report_only:
+        report_checkpoints(config, out)
+        print((out / "table.md").read_text(encoding="utf-8"))
+        return 0
     runs = out / "runs"
     if runs.is_dir() and any(runs.glob("*.json")) and not args.resume:
         raise EvaluationError(f"{out} already holds a run; add --resume to continue it, or choose another --out")

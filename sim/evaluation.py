@@ -352,6 +352,32 @@ def evaluate(
     return write_outputs(out_dir, meta, runs)
 
 
+def report_checkpoints(config: EvalConfig, out_dir: Path) -> dict:
+    """Write the outputs from whatever the checkpoints in `out_dir` hold (no LLM is needed): a run that is
+    still going, or was stopped, is reported as far as it got (each variant's summary counts its steps)."""
+    from l3mp_sim.report import write_outputs
+
+    runs: dict[str, list[dict]] = {}
+    llm_info: dict = {}
+    for variant in config.variants:
+        path = checkpoint_path(out_dir, variant)
+        if not path.is_file():
+            continue
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if saved.get("format") != CHECKPOINT_FORMAT:
+            raise EvaluationError(f"{path} is not an evaluation checkpoint ({CHECKPOINT_FORMAT})")
+        if llm_info and saved["llm"].get("name") != llm_info.get("name"):
+            raise EvaluationError(f"{path} was made with another LLM ({saved['llm'].get('name')})")
+        llm_info = saved["llm"]
+        runs[variant] = saved["records"]
+    if not runs:
+        raise EvaluationError(f"no checkpoints of the variants {', '.join(config.variants)} in {out_dir / 'runs'}")
+    steps = {v: f"{len(r)} of {config.steps}" for v, r in runs.items()}
+    meta = {"config": config.to_json(), "llm": llm_info, "steps_done": steps,
+            "initial_truth": Simulator(config.sim).initial_graph().to_json(with_since=False)}
+    return write_outputs(out_dir, meta, runs)
+
+
 def _done_steps(path: Path) -> int:
     if not path.is_file():
         return 0

@@ -130,6 +130,8 @@ def table_markdown(meta: Mapping[str, Any], summaries: Mapping[str, Mapping[str,
         f"{config['tasks_every']} changes, labels {sim['labels']}, perception share {sim['perception_prob']:g}, "
         f"planner {sim['planner']}.",
         "",
+        *(["Steps done so far (a run stopped or still going): "
+           + ", ".join(f"{v} {n}" for v, n in meta["steps_done"].items()), ""] if meta.get("steps_done") else []),
         "| variant | state changes % | plans % | paper: state changes % | paper: plans % | graph = truth "
         "(% of changes / at the end) | goals right % | tokens per successful change | LLM calls | "
         "attempts per change | wall time s |",

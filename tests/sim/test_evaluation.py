@@ -119,4 +119,12 @@ def test_l3mp_eval_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(argv) == 1
     assert "--resume" in capsys.readouterr().err
     assert main([*argv, "--resume"]) == 0
+    (out / "table.md").unlink()
+    cut = json.loads(checkpoint_path(out, "R-_V").read_text())
+    cut["records"] = cut["records"][:1]
+    checkpoint_path(out, "R-_V").write_text(json.dumps(cut))
+    capsys.readouterr()
+    assert main([*argv, "--report-only"]) == 0
+    assert "R- 3 of 3, R-_V 1 of 3" in capsys.readouterr().out and (out / "table.md").is_file()
+    assert main(["eval", "--out", str(tmp_path / "empty"), "--report-only"]) == 1
     assert main(["eval", "--out", str(tmp_path / "x"), "--errors", "oops=1"]) == 1
