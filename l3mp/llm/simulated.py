@@ -171,7 +171,11 @@ class SimulatedLLM:
         prompt = _read_prompt(messages)
         rng = random.Random(_seed(self.seed, schema_name, messages))
         draw = _Errors(self, rng, prompt.tokens)
-        text = json.dumps(answer(self, self._oracle, prompt, schema, draw))
+        try:
+            text = json.dumps(answer(self, self._oracle, prompt, schema, draw))
+        except (KeyError, IndexError, TypeError) as exc:
+            raise LLMError(f"the simulated LLM cannot read the {schema_name!r} schema it was given ({exc!r}); it "
+                           "answers the schemas of l3mp's own prompts") from exc
         if draw.happens("malformed"):
             text = text[: max(1, len(text) // 2)]
         usage = Usage(prompt.tokens, count_tokens(text), estimated=True)

@@ -149,6 +149,9 @@ def test_needs_an_oracle_and_a_known_prompt_kind() -> None:
     llm.set_oracle(Oracle())
     with pytest.raises(LLMError, match="cannot answer"):
         llm.complete_json([{"role": "user", "content": "x"}], schema={}, schema_name="poem", purpose="x")
+    with pytest.raises(LLMError, match="cannot read"):
+        llm.complete_json([{"role": "user", "content": "x"}], schema={"type": "object"}, schema_name="kg_update",
+                          purpose="update")
 
 
 def test_answers_are_reproducible_per_seed_and_prompt() -> None:
