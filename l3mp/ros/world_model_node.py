@@ -133,13 +133,14 @@ class WorldModelNode(L3mpNode):
         self.publish_result(result)
 
     def _write(self, updates: Sequence[Update | Observation]) -> list[Outcome]:
-        """Apply to the live model (one fsync), then publish each record and hand it to the NL replica."""
+        """Apply to the live model (one fsync), then publish each record (under the lock, so in record order) and
+        hand it to the NL replica."""
         with self._lock:
             outcomes = self.world.apply_many(updates)
-        records = [o.record for o in outcomes if o.record is not None]
-        for record in records:
-            self._changes.publish(String(data=m.dumps(record.to_json())))
-            self._replica.offer_change(record)
+            records = [o.record for o in outcomes if o.record is not None]
+            for record in records:
+                self._changes.publish(String(data=m.dumps(record.to_json())))
+                self._replica.offer_change(record)
         if records:
             self.last_update = time.time()
         return outcomes
