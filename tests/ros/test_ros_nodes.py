@@ -263,3 +263,18 @@ def test_a_running_plan_can_be_cancelled_after_its_current_step(tmp_path):
         assert graph.has_fact(F("in_room", "the_robot", "bedroom" if len(ran) == 1 else "living_room"))
     finally:
         ros.close()
+
+
+def test_a_slow_goal_from_the_llm_does_not_hold_up_the_planners_other_requests(ros, llm_server):
+    llm_server.push(slow(3.0, '{"literals": []}'))
+    ros.publish("/planner/task", {"id": "t-slow", "task": "make the living room cosy", "retrieval": "full"})
+    ros.wait("/planner/status", lambda s: s["id"] == "t-slow" and s["status"] == "planning")
+    ros.publish("/planner/task", {"id": "t-quick-bad", "task": ["not", "text"]})
+    ros.publish("/planner/task", {"id": "t-queued", "task": "light the bedroom", "goal": "(light_on lamp2)",
+                                  "retrieval": "full", "execute": False})
+    quick = ros.result("/planner/plan", "t-quick-bad", timeout=2.5)
+    assert quick["error"]["code"] == "malformed"
+    queued = ros.wait("/planner/status", lambda s: s["id"] == "t-queued" and s["status"] == "queued", timeout=2.5)
+    assert queued["queue_depth"] == 2
+    slow_result, later = ros.result("/planner/plan", "t-slow"), ros.result("/planner/plan", "t-queued")
+    assert not slow_result["ok"] and later["ok"] and quick["time"] < slow_result["time"] < later["time"]
