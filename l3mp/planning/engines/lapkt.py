@@ -41,7 +41,9 @@ _REACH_GOAL = "REACH-GOAL"
 _PHASES = {"LAPKT_PARSE_GROUND_TASK": "parse_ground_s", "LAPKT_SOLVE_TASK": "search_s"}
 _PHASE_LINE = re.compile(r"\*\*\*Finished (\w+) after ([\d.]+) seconds wall-clock time")
 _TASK_NAME = "l3mp_task"
-_OUT_OF_MEMORY = ("MemoryError", "bad_alloc")
+_OUT_OF_MEMORY = ("MemoryError", "bad_alloc", "cannot allocate memory")
+"""What a planning process that ran out of memory may print instead of reporting it (glibc when a library
+needs memory, the C++ runtime)."""
 _UP_LOCK = threading.Lock()
 """unified-planning's walkers are not thread-safe: the engine's own compile, write and plan mapping take turns."""
 
