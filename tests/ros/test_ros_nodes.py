@@ -18,6 +18,8 @@ from tests.llm.scripted_server import ScriptedServer, reply, slow
 from tests.ros.support import make_store
 
 FLAKY = "tests.ros.flaky_adapter:make"
+SLOW_S = 5.0
+"""How long the scripted LLM takes to answer in the tests that show nothing else waits for it."""
 
 
 def changes(*items: tuple[str, str, object, bool]) -> str:
@@ -148,12 +150,12 @@ def test_a_hallucinating_llm_changes_nothing(ros, llm_server):
 
 
 def test_a_slow_llm_call_does_not_hold_up_perception(ros, llm_server):
-    llm_server.push(slow(3.0, changes(("tv1", "tv_on", True, True))))
+    llm_server.push(slow(SLOW_S, changes(("tv1", "tv_on", True, True))))
     ros.publish("/world_model/nl_update", {"id": "nl-slow", "text": "The TV is on now."})
     time.sleep(0.3)
     ros.publish("/world_model/perception", {"observation_id": "cam-during-llm", "triplets": [["apple1", "inside",
                                                                                               "fridge1"]]})
-    quick = ros.result("/world_model/results", "cam-during-llm", timeout=2.5)
+    quick = ros.result("/world_model/results", "cam-during-llm", timeout=SLOW_S - 0.5)
     late = ros.result("/world_model/results", "nl-slow")
     assert quick["ok"] and late["ok"] and quick["time"] < late["time"]
     assert world(ros).graph.has_fact(F("tv_on", "tv1"))
@@ -266,15 +268,16 @@ def test_a_running_plan_can_be_cancelled_after_its_current_step(tmp_path):
 
 
 def test_a_slow_goal_from_the_llm_does_not_hold_up_the_planners_other_requests(ros, llm_server):
-    llm_server.push(slow(3.0, '{"literals": []}'))
+    llm_server.push(slow(SLOW_S, '{"literals": []}'))
     ros.publish("/planner/task", {"id": "t-slow", "task": "make the living room cosy", "retrieval": "full"})
     ros.wait("/planner/status", lambda s: s["id"] == "t-slow" and s["status"] == "planning")
     ros.publish("/planner/task", {"id": "t-quick-bad", "task": ["not", "text"]})
     ros.publish("/planner/task", {"id": "t-queued", "task": "light the bedroom", "goal": "(light_on lamp2)",
                                   "retrieval": "full", "execute": False})
-    quick = ros.result("/planner/plan", "t-quick-bad", timeout=2.5)
+    quick = ros.result("/planner/plan", "t-quick-bad", timeout=SLOW_S - 0.5)
     assert quick["error"]["code"] == "malformed"
-    queued = ros.wait("/planner/status", lambda s: s["id"] == "t-queued" and s["status"] == "queued", timeout=2.5)
+    queued = ros.wait("/planner/status", lambda s: s["id"] == "t-queued" and s["status"] == "queued",
+                      timeout=SLOW_S - 0.5)
     assert queued["queue_depth"] == 2
     slow_result, later = ros.result("/planner/plan", "t-slow"), ros.result("/planner/plan", "t-queued")
     assert not slow_result["ok"] and later["ok"] and quick["time"] < slow_result["time"] < later["time"]
