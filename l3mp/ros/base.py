@@ -70,7 +70,7 @@ class L3mpNode(Node):
 
     def values(self) -> dict[str, Any]:
         """Numbers and times reported with the diagnostics."""
-        return {"rejected_requests": self.rejected}
+        return {"rejected_requests": self.rejected, "result_subscribers": self._results.get_subscription_count()}
 
     def close(self) -> None:
         """Stop background work and release resources (before `destroy_node`)."""

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import rclpy
+from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.parameter import Parameter
 from std_msgs.msg import String
@@ -19,9 +20,9 @@ from l3mp.ros import messages as m
 from l3mp.ros.main import node_factory
 
 TIMEOUT_S = 20.0
-STACK = {"/world_model/perception": 1, "/world_model/apply": 1, "/world_model/state": 3,
-         "/world_model/results": 2, "/planner/task": 1, "/planner/plan": 2}
-"""Subscribers once the client sees all three nodes and the executor sees the others."""
+STACK = {"world_model": 2, "planner": 2, "executor": 1}
+"""The nodes of the full stack and how many subscribers each one's result topic has once all are connected
+(world model: the client and the executor; planner: the client and the executor; executor: the client)."""
 RESULT_TOPIC = {"/world_model/perception": "/world_model/results", "/world_model/nl_update": "/world_model/results",
                 "/world_model/apply": "/world_model/results", "/world_model/query": "/world_model/results",
                 "/planner/task": "/planner/plan", "/executor/execute": "/executor/result"}
@@ -63,6 +64,9 @@ class Client:
             self._subscriptions[topic] = self.node.create_subscription(String, topic, self._collector(topic), qos)
         self.node.create_subscription(String, "/world_model/state", self._collector("/world_model/state"),
                                       m.state_qos())
+        self.health: dict[str, tuple[int, dict[str, str]]] = {}
+        """The last diagnostics of each l3mp node: level and values."""
+        self.node.create_subscription(DiagnosticArray, "/diagnostics", self._on_diagnostics, 10)
         self._publishers: dict[str, Any] = {}
         self.executor.add_node(self.node)
         self._thread = threading.Thread(target=self.executor.spin, daemon=True)
@@ -78,16 +82,28 @@ class Client:
                 self._new.notify_all()
         return collect
 
-    def wait_ready(self, subscribers: Mapping[str, int], timeout: float = TIMEOUT_S) -> None:
-        """Wait until each topic has at least that many subscribers in the ROS graph (nodes discovered)."""
+    def wait_ready(self, nodes: Mapping[str, int], timeout: float = TIMEOUT_S) -> None:
+        """Wait until each node's diagnostics say it is healthy (level OK) and that its result topic has at least
+        that many subscribers from its own side (so that no result is published before everyone listens)."""
         deadline = time.monotonic() + timeout
         while True:
-            missing = {t: n for t, n in subscribers.items() if self.node.count_subscribers(t) < n}
+            with self._new:
+                seen = dict(self.health)
+            missing = {n: seen.get(n) for n, count in nodes.items()
+                       if n not in seen or seen[n][0] != 0 or int(seen[n][1].get("result_subscribers", 0)) < count}
             if not missing:
                 return
             if time.monotonic() >= deadline:
-                raise NoAnswer(f"nodes not discovered within {timeout} s: too few subscribers of {sorted(missing)}")
+                raise NoAnswer(f"nodes not ready within {timeout} s: {missing}")
             time.sleep(0.05)
+
+    def _on_diagnostics(self, msg: DiagnosticArray) -> None:
+        with self._new:
+            for status in msg.status:
+                if status.name.startswith("l3mp: "):
+                    level = status.level[0] if isinstance(status.level, bytes) else int(status.level)
+                    self.health[status.name.removeprefix("l3mp: ")] = (level, {v.key: v.value for v in status.values})
+            self._new.notify_all()
 
     def publish(self, topic: str, payload: Any, timeout: float = TIMEOUT_S) -> float:
         """Publish a String (a dict is sent as JSON) once the topic has a subscriber and the topic its answer comes

@@ -18,7 +18,7 @@ from l3mp.ros import messages as m
 from l3mp.ros.adapters import AdapterContext, adapter_factory, adapter_options
 from l3mp.ros.base import L3mpNode
 from l3mp.ros.follow import Follower, Requester
-from l3mp.ros.health import ERROR, OK, age
+from l3mp.ros.health import ERROR, OK, WARN, age
 from l3mp.ros.params import EXECUTOR
 from l3mp.ros.replica import Replica
 from l3mp.ros.worker import Worker
@@ -53,8 +53,8 @@ class ExecutorNode(L3mpNode):
         self.follower = Follower(self, self.replica, world, MutuallyExclusiveCallbackGroup())
         self._steps = self.create_publisher(String, f"~/{m.STEPS}", m.request_qos())
         requests = MutuallyExclusiveCallbackGroup()
-        self.create_subscription(String, m.topic(planner, m.PLAN), self.guarded(m.PLAN, self._on_plan),
-                                 m.request_qos(), callback_group=requests)
+        self._plans_in = self.create_subscription(String, m.topic(planner, m.PLAN), self.guarded(m.PLAN, self._on_plan),
+                                                  m.request_qos(), callback_group=requests)
         self.create_subscription(String, f"~/{m.EXECUTE}", self.guarded(m.EXECUTE, self._on_execute),
                                  m.request_qos(), callback_group=requests)
         self.create_service(Trigger, f"~/{m.CANCEL}", self._on_cancel, callback_group=requests)
@@ -191,7 +191,10 @@ class ExecutorNode(L3mpNode):
     def checks(self) -> dict[str, tuple[int, str]]:
         world = (OK, f"in step at record {self.replica.origin_seq}") if self.replica.synced else \
             (ERROR, self.replica.problem)
-        return {"world_model": world, "adapter": (OK, self.params["adapter"])}
+        planner = (OK, "connected") if self._plans_in.get_publisher_count() else (WARN, "no planner publishes plans")
+        write = (OK, "connected") if self._apply.connected() else (WARN, "the world model's ~/apply is not reachable")
+        return {"world_model": world, "world_model_apply": write, "planner": planner,
+                "adapter": (OK, self.params["adapter"])}
 
     def values(self) -> dict[str, Any]:
         return {**super().values(), "queue_depth": self._plans.depth, "running": self.running or "",
