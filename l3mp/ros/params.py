@@ -16,10 +16,6 @@ class Param:
     default: str | bool | int | float
     description: str
 
-    @property
-    def type_name(self) -> str:
-        return type(self.default).__name__
-
 
 COMMON = (
     Param("domain", "household", "PDDL domain: a shipped domain name or a path to a .pddl file"),
