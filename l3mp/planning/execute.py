@@ -7,13 +7,14 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import unified_planning.model as upm
+from unified_planning.exceptions import UPInvalidActionError
 from unified_planning.plans import ActionInstance
 from unified_planning.shortcuts import SequentialSimulator
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.triplets import Fact
 from l3mp.errors import DeltaRejected, ProblemError
-from l3mp.planning.problem import action_instance, build_problem
+from l3mp.planning.problem import action_instance, build_problem, type_name
 from l3mp.planning.validate import failing_literals
 from l3mp.world.delta import Delta
 from l3mp.world.graph import WorldGraph
@@ -38,28 +39,52 @@ class Executor(Protocol):
 
 
 class ActionEffects:
-    """What a ground action such as ``(move the_robot kitchen_1 hall_1)`` needs and does in a world graph,
-    by unified-planning's sequential simulator (conditional and universal effects included)."""
+    """What a ground action such as ``(move the_robot kitchen_1 hall_1)`` needs and does in a world graph.
 
-    def __init__(self, domain: Domain) -> None:
+    A STRIPS-like action schema (preconditions a conjunction of possibly negated atoms and equalities,
+    unconditional add/delete effects) is compiled once and checked directly against the graph's facts
+    (PDDL semantics: deletions before additions). Every other action (quantifiers, conditional effects,
+    disjunctions, ...) and every malformed one (unknown action or object, wrong arity or argument type,
+    which raise ProblemError) goes through unified-planning's sequential simulator over the objects the
+    action names. `compile_schemas=False` sends every action to the simulator (the reference the compiled
+    path is tested against).
+    """
+
+    def __init__(self, domain: Domain, *, compile_schemas: bool = True) -> None:
         self._domain = domain
         self._global = {a.name for a in domain.up_problem.actions if _quantified(a)}
+        self._schemas = _compile(domain) if compile_schemas else {}
+        self._arity = {name: p.arity for name, p in domain.predicates.items()}
 
     def unsatisfied(self, graph: WorldGraph, action: str) -> list[str]:
         """The action's preconditions that are false in `graph`, as ground PDDL literals ([] if applicable).
 
         Raises ProblemError for an unknown action or object, or a wrong argument.
         """
+        ground = self._compiled(graph, action)
+        if ground is not None:
+            schema, args = ground
+            return schema.unsatisfied(graph, args)
         problem, step = self._ground(graph, action)
         with SequentialSimulator(problem=problem) as simulator:
             state = simulator.get_initial_state()
-            conditions, reason = simulator.get_unsatisfied_conditions(state, step)
+            try:
+                conditions, reason = simulator.get_unsatisfied_conditions(state, step)
+            except UPInvalidActionError:
+                return [f"{action} cannot be applied ({_INVALID})"]
             if not conditions and reason is not None:
                 return [f"{action} cannot be applied ({reason.name.lower()})"]
             return failing_literals(problem, state, conditions)
 
     def delta(self, graph: WorldGraph, action: str) -> Delta:
         """The facts the action removes and adds when applied in `graph` (ProblemError if inapplicable)."""
+        ground = self._compiled(graph, action)
+        if ground is not None:
+            schema, args = ground
+            false = schema.unsatisfied(graph, args)
+            if false:
+                raise ProblemError(f"{action} is not applicable: {', '.join(false)}")
+            return schema.delta(graph, args)
         problem, step = self._ground(graph, action)
         with SequentialSimulator(problem=problem) as simulator:
             before = simulator.get_initial_state()
@@ -73,6 +98,27 @@ class ActionEffects:
                 (add if now else remove).append(Fact(atom.fluent().name, tuple(a.object().name for a in atom.args)))
         return Delta(remove=tuple(sorted(remove)), add=tuple(sorted(add)))
 
+    def _compiled(self, graph: WorldGraph, action: str) -> tuple[_Schema, tuple[str, ...]] | None:
+        """The compiled schema of a well-formed ground action and its arguments; None when the action is not
+        compiled or anything about it would be an error (the simulator path then reports it)."""
+        text = action.strip()
+        if not (text.startswith("(") and text.endswith(")")) or any(c in text[1:-1] for c in "();"):
+            return None
+        words = text[1:-1].lower().split()
+        schema = self._schemas.get(words[0]) if words else None
+        args = tuple(words[1:])
+        if schema is None or len(args) != len(schema.types):
+            return None
+        constants = self._domain.constants
+        for arg, expected in zip(args, schema.types, strict=True):
+            actual = constants.get(arg) or graph.entity_type(arg)
+            if actual is None or not self._domain.has_type(actual) or not self._domain.is_subtype(actual, expected):
+                return None
+        scope = {*args, *constants}
+        if any(self._arity.get(f.predicate) != len(f.args) for f in graph.facts_within(scope)):
+            return None  # a graph fact that does not fit the domain: the simulator path says which
+        return schema, args
+
     def _ground(self, graph: WorldGraph, action: str) -> tuple[upm.Problem, ActionInstance]:
         """A problem holding just what the action can touch (its arguments and the constants; every
         entity for an action with quantifiers), and the action in it."""
@@ -80,6 +126,127 @@ class ActionEffects:
         scope = None if words and words[0] in self._global else [w for w in words[1:] if graph.has_entity(w)]
         problem = build_problem(self._domain, graph, entities=scope, goal="(and)", name="step")
         return problem, action_instance(problem, action)
+
+
+_INVALID = "its ground preconditions contradict each other or its effects conflict"
+
+Term = int | str
+"""An argument of a compiled literal: the index of an action parameter, or an object (constant) name."""
+
+
+@dataclass(frozen=True)
+class _Literal:
+    """A possibly negated atom ``(predicate term ...)``, or an equality when `predicate` is None."""
+
+    positive: bool
+    predicate: str | None
+    terms: tuple[Term, ...]
+
+    def holds(self, graph: WorldGraph, args: tuple[str, ...]) -> bool:
+        names = _bind(self.terms, args)
+        true = names[0] == names[1] if self.predicate is None else graph.has_fact(Fact(self.predicate, names))
+        return true == self.positive
+
+    def text(self, args: tuple[str, ...]) -> str:
+        """The ground literal as PDDL, e.g. ``(not (is_open fridge_1))``."""
+        atom = "(" + " ".join([self.predicate or "=", *_bind(self.terms, args)]) + ")"
+        return atom if self.positive else f"(not {atom})"
+
+
+@dataclass(frozen=True)
+class _Schema:
+    """An action schema compiled to precondition literals and add/delete effects over its parameters."""
+
+    types: tuple[str, ...]
+    preconditions: tuple[_Literal, ...]
+    deletes: tuple[_Literal, ...]
+    adds: tuple[_Literal, ...]
+
+    def unsatisfied(self, graph: WorldGraph, args: tuple[str, ...]) -> list[str]:
+        out: list[str] = []
+        for literal in self.preconditions:
+            if not literal.holds(graph, args):
+                text = literal.text(args)
+                if text not in out:
+                    out.append(text)
+        return out
+
+    def delta(self, graph: WorldGraph, args: tuple[str, ...]) -> Delta:
+        """PDDL semantics: deletions first, then additions (a fact both deleted and added ends up true)."""
+        adds = {Fact(str(e.predicate), _bind(e.terms, args)) for e in self.adds}
+        deletes = {Fact(str(e.predicate), _bind(e.terms, args)) for e in self.deletes} - adds
+        return Delta(remove=tuple(sorted(f for f in deletes if graph.has_fact(f))),
+                     add=tuple(sorted(f for f in adds if not graph.has_fact(f))))
+
+
+def _bind(terms: tuple[Term, ...], args: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(args[t] if isinstance(t, int) else t for t in terms)
+
+
+def _compile(domain: Domain) -> dict[str, _Schema]:
+    """The domain's actions that compile to a `_Schema`, by name."""
+    out = {}
+    for action in domain.up_problem.actions:
+        schema = _schema(action)
+        if schema is not None:
+            out[action.name] = schema
+    return out
+
+
+def _schema(action: upm.Action) -> _Schema | None:
+    """`action` compiled, or None when it is not an instantaneous action with a conjunctive precondition of
+    literals and equalities and unconditional boolean effects."""
+    if not isinstance(action, upm.InstantaneousAction) or action.simulated_effect is not None:
+        return None
+    index = {p.name: i for i, p in enumerate(action.parameters)}
+    todo, preconditions = list(reversed(action.preconditions)), []
+    while todo:
+        node = todo.pop()
+        if node.is_and():
+            todo.extend(reversed(node.args))
+            continue
+        literal = _literal(node, index)
+        if literal is None:
+            return None
+        preconditions.append(literal)
+    deletes, adds = [], []
+    for effect in action.effects:
+        if effect.is_conditional() or effect.is_forall() or not effect.is_assignment():
+            return None
+        if not effect.value.is_bool_constant() or not effect.fluent.fluent().type.is_bool_type():
+            return None
+        terms = _terms(effect.fluent.args, index)
+        if terms is None:
+            return None
+        (adds if effect.value.bool_constant_value() else deletes).append(
+            _Literal(True, effect.fluent.fluent().name, terms))
+    types = tuple(type_name(p.type) for p in action.parameters)
+    return _Schema(types, tuple(preconditions), tuple(deletes), tuple(adds))
+
+
+def _literal(node: upm.FNode, index: dict[str, int]) -> _Literal | None:
+    positive = not node.is_not()
+    atom = node if positive else node.arg(0)
+    if atom.is_fluent_exp() and atom.fluent().type.is_bool_type():
+        predicate: str | None = atom.fluent().name
+    elif atom.is_equals():
+        predicate = None
+    else:
+        return None
+    terms = _terms(atom.args, index)
+    return None if terms is None else _Literal(positive, predicate, terms)
+
+
+def _terms(args: Sequence[upm.FNode], index: dict[str, int]) -> tuple[Term, ...] | None:
+    out: list[Term] = []
+    for arg in args:
+        if arg.is_parameter_exp():
+            out.append(index[arg.parameter().name])
+        elif arg.is_object_exp():
+            out.append(arg.object().name)
+        else:
+            return None
+    return tuple(out)
 
 
 def _quantified(action: upm.Action) -> bool:
