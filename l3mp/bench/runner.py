@@ -131,7 +131,8 @@ def markdown(result: dict) -> str:
              "slows every number).", ""]
     for name, rows in result["suites"].items():
         met = [r["met"] for r in rows if r["target"] is not None]
-        lines += [f"## {name}", "", f"{sum(bool(m) for m in met)} of {len(met)} target(s) met.", "",
+        verdict = f"{sum(bool(m) for m in met)} of {len(met)} target(s) met." if met else "No targets (informative)."
+        lines += [f"## {name}", "", verdict, "",
                   "| metric | value | unit | target | met | notes |", "|---|---|---|---|---|---|"]
         for r in rows:
             value = "error" if r["value"] is None else _number(r["value"])
