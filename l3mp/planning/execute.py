@@ -88,9 +88,13 @@ class ActionEffects:
         problem, step = self._ground(graph, action)
         with SequentialSimulator(problem=problem) as simulator:
             before = simulator.get_initial_state()
-            after = simulator.apply(before, step)
+            try:
+                after = simulator.apply(before, step)
+            except UPInvalidActionError:
+                after = None
         if after is None:
-            raise ProblemError(f"{action} is not applicable: {', '.join(self.unsatisfied(graph, action))}")
+            why = ", ".join(self.unsatisfied(graph, action)) or "its effects conflict"
+            raise ProblemError(f"{action} is not applicable: {why}")
         remove, add = [], []
         for atom in problem.initial_values:
             was, now = before.get_value(atom).bool_constant_value(), after.get_value(atom).bool_constant_value()
