@@ -372,7 +372,8 @@ def report_checkpoints(config: EvalConfig, out_dir: Path) -> dict:
         runs[variant] = saved["records"]
     if not runs:
         raise EvaluationError(f"no checkpoints of the variants {', '.join(config.variants)} in {out_dir / 'runs'}")
-    steps = {v: f"{len(r)} of {config.steps}" for v, r in runs.items()}
+    steps = {v: f"{len(r)} of {config.steps}" for v, r in runs.items()} if any(
+        len(r) < config.steps for r in runs.values()) else {}
     meta = {"config": config.to_json(), "llm": llm_info, "steps_done": steps,
             "initial_truth": Simulator(config.sim).initial_graph().to_json(with_since=False)}
     return write_outputs(out_dir, meta, runs)
