@@ -177,6 +177,8 @@ def build_parser() -> Parser:
     p.add_argument("--dir", metavar="DIR", help="where to put the store and the picture (default: a temp dir)")
     p.add_argument("--seed", type=int, default=7, metavar="N", help="house seed (default 7)")
     p.add_argument("--keep", action="store_true", help="keep the store and the picture, and print where")
+    p.add_argument("--in-process", action="store_true",
+                   help="run the session in this process through the Python API instead of the ROS 2 nodes")
     return parser
 
 
@@ -518,9 +520,10 @@ def cmd_bench(ctx: Context) -> int:
 
 
 def cmd_demo(ctx: Context) -> int:
-    from l3mp.demo import main_job
+    from l3mp.demo import STEPS, main_job
 
-    return main_job(ctx.args.dir, seed=ctx.args.seed, keep=ctx.args.keep, fsync=ctx.fsync)
+    steps = STEPS if ctx.args.in_process else None
+    return main_job(ctx.args.dir, seed=ctx.args.seed, keep=ctx.args.keep, fsync=ctx.fsync, steps=steps)
 
 
 # ---- states and selections ------------------------------------------------------------------

@@ -27,7 +27,8 @@ def add_eval_parser(command) -> None:
     p.add_argument("--events", type=int, default=40, metavar="N", help="state changes (default 40)")
     p.add_argument("--tasks-every", type=int, default=10, metavar="N",
                    help="a task after every N changes (0: none; default 10)")
-    p.add_argument("--scale", type=float, default=1.0, metavar="S", help="house size factor (1: the paper's size)")
+    p.add_argument("--scale", type=float, default=1.0, metavar="S",
+                   help="house size factor (1: the default house, 6-8 rooms)")
     p.add_argument("--labels", choices=("true", "wrong", "uninformative"), default="true",
                    help="what perception named the items (a share of them, --label-fraction)")
     p.add_argument("--label-fraction", type=float, default=0.3, metavar="F")

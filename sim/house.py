@@ -17,8 +17,8 @@ Every house satisfies the world-state rules of ``domains/household.rules.yaml``:
 Every house also has at least one person, one food item and one dirty dish, and its
 first room is a kitchen (with a sink), so fetching, washing and switching tasks exist.
 
-``generate_house(seed=...)`` builds a house of about the paper's size (6-8 rooms,
-60-120 entities); ``scale`` multiplies the number of rooms and ``target_entities``
+``generate_house(seed=...)`` builds a house like the paper's description (6-8 rooms,
+60-120 entities; the paper gives no counts); ``scale`` multiplies the number of rooms and ``target_entities``
 asks for a house of (about) that many entities, for benchmarks.
 ``house_to_pddl_problem`` writes a house as the text of a PDDL problem.
 """

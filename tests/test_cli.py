@@ -551,3 +551,18 @@ def test_the_console_entry_runs_as_a_real_process(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "created store" in result.stdout and result.stderr == ""
     assert graph_on_disk(store)["last_seq"] == 1
+
+
+@pytest.mark.parametrize(("flag", "in_process"), [([], False), (["--in-process"], True)])
+def test_demo_runs_through_the_nodes_unless_told_to_stay_in_process(monkeypatch, flag, in_process):
+    """The CLI only routes: which step list `l3mp demo` hands to the main job (the job itself is tested in
+    tests/test_demo.py; the main job is replaced here by a recorder, so nothing runs)."""
+    from l3mp import demo
+
+    calls = []
+    monkeypatch.setattr(demo, "main_job", lambda *args, **kwargs: calls.append(kwargs) or 0)
+    assert cli.main(["demo", "--seed", "3", *flag]) == 0
+    [kwargs] = calls
+    assert kwargs["seed"] == 3
+    assert (kwargs["steps"] is demo.STEPS) is in_process
+    assert (kwargs["steps"] is None) is not in_process
