@@ -178,8 +178,10 @@ class ExecutorNode(L3mpNode):
         for record in records:
             self.replica.offer_change(record)
         deadline = time.monotonic() + self.params["ack_timeout_s"]
-        while records and self.replica.origin_seq < records[-1].seq and time.monotonic() < deadline:
+        while records:  # the records were just offered: the first poll usually applies them, so no sleep then
             self.follower.poll()
+            if self.replica.origin_seq >= records[-1].seq or time.monotonic() >= deadline:
+                break
             time.sleep(0.002)
         self._write_seconds += time.perf_counter() - started
         return outcomes
