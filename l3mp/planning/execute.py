@@ -134,7 +134,7 @@ class ActionEffects:
 
 _INVALID = "its ground preconditions contradict each other or its effects conflict"
 
-Term = int | str
+_Term = int | str
 """An argument of a compiled literal: the index of an action parameter, or an object (constant) name."""
 
 
@@ -144,7 +144,7 @@ class _Literal:
 
     positive: bool
     predicate: str | None
-    terms: tuple[Term, ...]
+    terms: tuple[_Term, ...]
 
     def holds(self, graph: WorldGraph, args: tuple[str, ...]) -> bool:
         names = _bind(self.terms, args)
@@ -183,7 +183,7 @@ class _Schema:
                      add=tuple(sorted(f for f in adds if not graph.has_fact(f))))
 
 
-def _bind(terms: tuple[Term, ...], args: tuple[str, ...]) -> tuple[str, ...]:
+def _bind(terms: tuple[_Term, ...], args: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(args[t] if isinstance(t, int) else t for t in terms)
 
 
@@ -241,8 +241,8 @@ def _literal(node: upm.FNode, index: dict[str, int]) -> _Literal | None:
     return None if terms is None else _Literal(positive, predicate, terms)
 
 
-def _terms(args: Sequence[upm.FNode], index: dict[str, int]) -> tuple[Term, ...] | None:
-    out: list[Term] = []
+def _terms(args: Sequence[upm.FNode], index: dict[str, int]) -> tuple[_Term, ...] | None:
+    out: list[_Term] = []
     for arg in args:
         if arg.is_parameter_exp():
             out.append(index[arg.parameter().name])
