@@ -156,39 +156,22 @@ def test_the_bringup_refuses_unknown_nodes_and_missing_files(capsys):
     assert "navigator" in capsys.readouterr().err
 
 
-def test_colcon_installs_the_node_scripts_launch_and_config_files(tmp_path):
-    import os
-    import shutil
+def test_colcon_installs_the_node_scripts_launch_and_config_files(colcon_install):
     import subprocess
 
-    from tests.test_packaging import SOURCES, _colcon
-
-    src = tmp_path / "src" / "l3mp"
-    src.mkdir(parents=True)
-    for name in SOURCES:
-        path = ROOT / name
-        if path.is_dir():
-            shutil.copytree(path, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-        else:
-            shutil.copy2(path, src / name)
-    build = subprocess.run(
-        [_colcon(), "--log-base", str(tmp_path / "log"), "build", "--base-paths", str(tmp_path / "src"),
-         "--build-base", str(tmp_path / "build"), "--install-base", str(tmp_path / "install")],
-        cwd=tmp_path, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, capture_output=True, text=True, timeout=300)
-    assert build.returncode == 0, build.stdout + build.stderr
-    prefix = tmp_path / "install" / "l3mp"
+    prefix = colcon_install.prefix
     for script in ("l3mp-world-model", "l3mp-planner", "l3mp-executor", "l3mp-ros-bringup"):
         assert (prefix / "lib" / "l3mp" / script).is_file(), script
     for path in [*LAUNCH_FILES, *CONFIG_FILES]:
         assert (prefix / "share" / "l3mp" / path.parent.name / path.name).is_file(), path.name
-    site = next(prefix.glob("lib/python*/site-packages"))
     probe = subprocess.run([sys.executable, "-c", "import l3mp.ros.main as m, l3mp.ros.world_model_node; "
                             "print(m.__file__); print(m.config_path())"],
-                           cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                           env={**os.environ, "PYTHONPATH": str(site), "AMENT_PREFIX_PATH": str(prefix)})
+                           cwd=colcon_install.root, capture_output=True, text=True, timeout=120,
+                           env=colcon_install.env())
     assert probe.returncode == 0, probe.stderr
     module, config = probe.stdout.split()
-    assert module.startswith(str(site)) and config.endswith("share/l3mp/config/l3mp.yaml") and Path(config).is_file()
+    assert module.startswith(str(colcon_install.site)) and config.endswith("share/l3mp/config/l3mp.yaml")
+    assert Path(config).is_file()
 
 
 def test_a_parameter_of_the_wrong_type_stops_the_bringup_with_a_clear_message(tmp_path):
