@@ -35,7 +35,9 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     judged = [r for r in tasks if "goal_correct" in r]
     good_tokens = [r["tokens"]["total"] for r in spoken if r["success"]]
     agent_s = [r["retrieval_seconds"] + r["planner_seconds"] for r in solved]
-    full_s = [r["full_state_seconds"] for r in solved]
+    timed = [r for r in solved if r.get("full_state_seconds") is not None]  # full state not planned on large houses
+    full_s = [r["full_state_seconds"] for r in timed]
+    timed_agent_s = [r["retrieval_seconds"] + r["planner_seconds"] for r in timed]
     injected: dict[str, int] = {}
     for r in records:
         for kind, count in r.get("injected", {}).items():
@@ -58,8 +60,8 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "attempts_mean": round(statistics.mean(r["attempts"] for r in spoken), 2) if spoken else None,
         "planning_seconds_mean": round(statistics.mean(agent_s), 3) if agent_s else None,
         "full_state_planning_seconds_mean": round(statistics.mean(full_s), 3) if full_s else None,
-        "planning_speedup": round(statistics.mean(full_s) / statistics.mean(agent_s), 2)
-        if agent_s and statistics.mean(agent_s) > 0 else None,
+        "planning_speedup": round(statistics.mean(full_s) / statistics.mean(timed_agent_s), 2)
+        if timed_agent_s and statistics.mean(timed_agent_s) > 0 else None,
         "wall_seconds": round(sum(r["seconds"] for r in records), 1),
         "injected_errors": injected,
     }
@@ -182,9 +184,12 @@ def plot_figures(out_dir: Path, runs: Mapping[str, Sequence[Mapping[str, Any]]])
     for variant, records in runs.items():
         solved = [r for r in records if r["kind"] == "task" and r["success"]]
         if solved:
-            data += [[r["retrieval_seconds"] + r["planner_seconds"] for r in solved],
-                     [r["full_state_seconds"] for r in solved]]
-            labels += [f"{variant}\nretrieved", f"{variant}\nfull state"]
+            data.append([r["retrieval_seconds"] + r["planner_seconds"] for r in solved])
+            labels.append(f"{variant}\nretrieved")
+        full = [r["full_state_seconds"] for r in solved if r.get("full_state_seconds") is not None]
+        if full:
+            data.append(full)
+            labels.append(f"{variant}\nfull state")
     if data:
         ax.boxplot(data, showmeans=True)
         ax.set_xticks(range(1, len(labels) + 1), labels, fontsize=7)

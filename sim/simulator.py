@@ -15,22 +15,38 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+import unified_planning.model as upm
 from l3mp_sim.events import EVENT_KINDS, PERCEPTION_ONLY, Event, draw_event
 from l3mp_sim.house import generate_house
 from l3mp_sim.language import Words, sentence
 from l3mp_sim.perception import LABEL_MODES, observation, perceive_house
 from l3mp_sim.state import HouseState
-from l3mp_sim.tasks import Task, draw_task
+from l3mp_sim.tasks import TOOLS, Task, draw_task
 from unified_planning.io import PDDLWriter
 
 from l3mp.cli import state_delta
 from l3mp.domain.paths import domain_path
 from l3mp.domain.pddl_domain import Domain
 from l3mp.errors import DeltaRejected, L3mpError
-from l3mp.planning import GraphExecutor, StepOutcome, full_state_problem, plan, validate_plan
+from l3mp.planning import (
+    GraphExecutor,
+    PlanOutcome,
+    StepOutcome,
+    build_problem,
+    full_state_problem,
+    plan,
+    validate_plan,
+)
+from l3mp.retrieval.context import always_needed, expand
 from l3mp.world.delta import Delta
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import Observation, WorldModel
+
+FULL_STATE_MAX_ENTITIES = 200
+"""Largest true state (entities) whose gold plans are made on the full state, timed as the paper's Fig. 3 baseline
+(the paper's house, scale 1, has about 75; at scale 10, about 780, LAPKT on the full state exceeds its memory cap)."""
+SUB_PROBLEM_DEPTHS = (1, 2)
+"""The depths of the ground-truth sub-problems tried, in order, before the full state (`gold_plan`)."""
 
 
 class SimulationError(L3mpError):
@@ -109,17 +125,87 @@ class Delivery:
 
 @dataclass(frozen=True)
 class PosedTask:
-    """A task with its ground truth: the problem over the full true state, the gold plan and its planning time."""
+    """A task with its ground truth: the problem that produced the gold plan, the gold plan, and how it was made.
+
+    `gold_scope` says what that problem holds: ``full`` (the whole true state) or ``depth N`` (a sub-problem of
+    the true state, see `gold_plan`; its plan was checked valid in the full truth). `full_state_seconds` is the
+    planner's time on the full true state (the paper's Fig. 3 baseline), None where it was not measured (houses
+    above `FULL_STATE_MAX_ENTITIES`, where a sub-problem gave the gold plan).
+    """
 
     step: int
     task: Task
     gold_problem: str
     gold_plan: list[str] = field(default_factory=list)
-    full_state_seconds: float = 0.0
+    full_state_seconds: float | None = 0.0
+    gold_scope: str = "full"
+    gold_entities: int = 0
+    gold_seconds: float = 0.0
 
     def to_json(self) -> dict:
-        return {"step": self.step, **self.task.to_json(), "gold_plan": self.gold_plan,
-                "full_state_seconds": round(self.full_state_seconds, 4)}
+        full = None if self.full_state_seconds is None else round(self.full_state_seconds, 4)
+        return {"step": self.step, **self.task.to_json(), "gold_plan": self.gold_plan, "full_state_seconds": full,
+                "gold_scope": self.gold_scope, "gold_entities": self.gold_entities,
+                "gold_seconds": round(self.gold_seconds, 4)}
+
+
+@dataclass(frozen=True)
+class GoldPlan:
+    """How the ground truth of a task was planned: the problem planned on, the planner's outcome (solved only if
+    its plan is valid in the full truth), its scope, its entity count, and the attempts that failed first."""
+
+    problem: upm.Problem
+    outcome: PlanOutcome
+    scope: str
+    entities: int
+    failed: tuple[str, ...] = ()
+
+    @property
+    def solved(self) -> bool:
+        return self.outcome.solved
+
+
+def gold_plan(domain: Domain, graph: WorldGraph, task: Task, *, planner: str, timeout_s: float,
+              full_state_max_entities: int = FULL_STATE_MAX_ENTITIES) -> GoldPlan:
+    """Plan `task` on the true state `graph`.
+
+    Up to `full_state_max_entities` entities: on the full state, as the paper's ground truth. Above: on the
+    sub-problem of `task_entities` at depth 1, then depth 2, and the full state last; a sub-problem's plan counts
+    only if `validate_plan` finds it valid in the full `graph` (a plan over fewer objects may miss a fact that
+    matters). The full state always decides in the end, so which tasks are solvable does not depend on the scope.
+    """
+    failed: list[str] = []
+    if graph.entity_count() > full_state_max_entities:
+        for depth in SUB_PROBLEM_DEPTHS:
+            entities = task_entities(domain, graph, task, depth)
+            problem = build_problem(domain, graph, entities=entities, goal=task.goal_pddl,
+                                    name=f"ground_truth_depth_{depth}")
+            outcome = plan(problem, planner=planner, timeout_s=timeout_s)
+            scope = f"depth {depth}"
+            if outcome.solved:
+                check = validate_plan(domain, graph, outcome.plan, task.goal_pddl)
+                if check.valid:
+                    return GoldPlan(problem, outcome, scope, len(problem.all_objects), tuple(failed))
+                failed.append(f"{scope}: plan not valid in the full truth ({check.message})")
+            else:
+                failed.append(f"{scope}: {outcome.status} ({outcome.message})")
+    problem = full_state_problem(domain, graph, task.goal_pddl, name="ground_truth")
+    outcome = plan(problem, planner=planner, timeout_s=timeout_s)
+    return GoldPlan(problem, outcome, "full", len(problem.all_objects), tuple(failed))
+
+
+def task_entities(domain: Domain, graph: WorldGraph, task: Task, depth: int) -> set[str]:
+    """The entities of a task's ground-truth sub-problem at `depth`: the surroundings within `depth` of what the
+    gold goal and the request name, of every entity of the task kind's `TOOLS` types, and of the robot (with the
+    domain constants' facts); and the room of each of them (acting on a thing needs its room). `build_problem`
+    adds every entity of a type the goal quantifies over, with its neighbours."""
+    seeds = {a for lit in task.literals for a in lit.args if graph.has_entity(a)} | set(task.mentions)
+    seeds |= {e for type_ in TOOLS.get(task.kind, ()) for e in graph.entities()
+              if domain.is_subtype(graph.entity_type(e) or "", type_)}
+    entities, _ = expand(graph, (*sorted(seeds), *domain.constants), depth)
+    entities |= always_needed(graph, domain)[0]
+    rooms = {f.args[1] for e in entities for f in graph.facts_of(e) if f.predicate == "in_room" and f.args[0] == e}
+    return entities | rooms
 
 
 class Simulator:
@@ -182,17 +268,20 @@ class Simulator:
 
     # ---- tasks --------------------------------------------------------------------------
     def next_task(self) -> PosedTask:
-        """Pose a task that is not yet done and that the planner solves from the true state."""
+        """Pose a task that is not yet done and that the planner solves from the true state (`gold_plan`)."""
         self.step += 1
         rng = self._rng("task")
         failed: list[str] = []
         for _ in range(8):
             task = draw_task(self.state, self.words, rng)
-            problem = full_state_problem(self.domain, self.truth.graph, task.goal_pddl, name="ground_truth")
-            outcome = plan(problem, planner=self.config.planner, timeout_s=self.config.planner_timeout_s)
-            if outcome.solved:
-                return PosedTask(self.step, task, PDDLWriter(problem).get_problem(), outcome.plan, outcome.seconds)
-            failed.append(f"{task.text} ({outcome.status}: {outcome.message})")
+            gold = gold_plan(self.domain, self.truth.graph, task, planner=self.config.planner,
+                             timeout_s=self.config.planner_timeout_s)
+            outcome = gold.outcome
+            if gold.solved:
+                full = outcome.seconds if gold.scope == "full" else None
+                return PosedTask(self.step, task, PDDLWriter(gold.problem).get_problem(), outcome.plan, full,
+                                 gold.scope, gold.entities, outcome.seconds)
+            failed.append(f"{task.text} ({'; '.join((*gold.failed, f'full: {outcome.status}: {outcome.message}'))})")
         raise SimulationError("no solvable task found in 8 draws: " + "; ".join(failed))
 
     def goal_holds(self, task: Task) -> bool:

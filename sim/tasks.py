@@ -20,6 +20,9 @@ from l3mp.planning.goal import Literal
 HOMES = {"book": ("shelf",), "dish": ("cupboard", "dishwasher"), "food": ("fridge", "cupboard"),
          "drink": ("fridge", "table"), "phone": ("table",)}
 """Where items of a type belong, for "put it back" tasks."""
+TOOLS = {"wash_dish": ("sink", "faucet")}
+"""Types of the entities a task kind may need besides those its goal names (washing needs a sink and its faucet):
+the ground-truth sub-problem of such a task holds every entity of these types."""
 
 
 @dataclass(frozen=True)

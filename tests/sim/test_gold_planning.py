@@ -1,0 +1,92 @@
+"""Tests of ground-truth planning for tasks: sub-problems of the true state on large houses (10x the paper's),
+widening when a sub-problem has no plan, and the full state on the paper's house."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+from l3mp_sim.simulator import FULL_STATE_MAX_ENTITIES, SimConfig, Simulator, gold_plan, task_entities
+from l3mp_sim.tasks import Task
+
+from l3mp.domain import Domain, RuleSet
+from l3mp.domain.paths import domain_path
+from l3mp.planning import validate_plan
+from l3mp.planning.goal import Literal
+from l3mp.world.verify import Verifier
+
+
+@cache
+def household() -> Domain:
+    return Domain.from_file(domain_path("household"))
+
+
+@pytest.mark.slow
+def test_tasks_of_a_ten_times_house_are_solvable_and_their_gold_plans_run_in_the_truth() -> None:
+    sim = Simulator(SimConfig(seed=3, scale=10), domain=household())
+    size = sim.truth.graph.entity_count()
+    assert size > FULL_STATE_MAX_ENTITIES and size >= 700
+    verifier = Verifier(household(), RuleSet.for_domain(household()))
+    kinds = set()
+    for _ in range(8):
+        for _ in range(2):
+            sim.next_delivery()
+        posed = sim.next_task()
+        kinds.add(posed.task.kind)
+        assert not sim.goal_holds(posed.task), posed.task.text
+        assert posed.gold_plan and posed.gold_scope in ("depth 1", "depth 2", "full")
+        assert posed.gold_entities < size if posed.gold_scope != "full" else posed.gold_entities >= size
+        assert (posed.full_state_seconds is None) == (posed.gold_scope != "full")
+        record = posed.to_json()
+        assert record["gold_scope"] == posed.gold_scope and record["full_state_seconds"] == posed.full_state_seconds
+        name = "ground_truth" + ("" if posed.gold_scope == "full" else "_" + posed.gold_scope.replace(" ", "_"))
+        assert f"(problem {name}-problem)" in posed.gold_problem  # the problem that produced the plan
+        assert validate_plan(household(), sim.truth.graph, posed.gold_plan, posed.task.goal_pddl).valid
+        for action in posed.gold_plan:  # the robot does the task in the truth
+            assert sim.execute(action).ok, action
+        assert sim.goal_holds(posed.task)
+        assert verifier.check_state(sim.truth.graph) == []
+    assert len(kinds) >= 3
+
+
+def test_the_paper_house_plans_its_ground_truth_on_the_full_state() -> None:
+    sim = Simulator(SimConfig(seed=4), domain=household())
+    assert sim.truth.graph.entity_count() <= FULL_STATE_MAX_ENTITIES
+    posed = sim.next_task()
+    assert posed.gold_scope == "full" and posed.full_state_seconds is not None and posed.full_state_seconds > 0
+    assert posed.gold_entities >= sim.truth.graph.entity_count()
+    assert posed.gold_seconds == posed.full_state_seconds
+
+
+def test_a_sub_problem_holds_the_goal_surroundings_the_robot_rooms_and_tools() -> None:
+    sim = Simulator(SimConfig(seed=2), domain=household())
+    graph, state = sim.truth.graph, sim.state
+    dish = next(d for d in state.of_type("dish") if state.holds("dirty", d) and state.place(d))
+    task = Task("wash_dish", "wash it", (Literal("dirty", (dish,), True),), {dish: "the dish"})
+    entities = task_entities(household(), graph, task, 1)
+    assert {dish, "the_robot", state.room("the_robot")} <= entities
+    assert set(state.of_type("sink")) | set(state.of_type("faucet")) <= entities
+    assert {state.room(s) for s in state.of_type("sink")} <= entities
+    place = state.place(dish)
+    assert place in entities and state.room(place) in entities
+    assert len(entities) < graph.entity_count()
+    assert task_entities(household(), graph, task, 2) >= entities
+
+
+def test_a_sub_problem_without_a_plan_is_widened_and_the_full_state_decides() -> None:
+    sim = Simulator(SimConfig(seed=2), domain=household())
+    graph, state = sim.truth.graph, sim.state
+    dish = next(d for d in state.of_type("dish") if state.holds("dirty", d) and state.place(d))
+    goal = (Literal("dirty", (dish,), True),)
+    # a kind without tools: the dish's surroundings hold no sink, so the nearest sub-problem has no plan
+    bare = Task("custom", "wash it", goal, {dish: "the dish"})
+    assert not set(state.of_type("sink")) & task_entities(household(), graph, bare, 1)
+    widened = gold_plan(household(), graph, bare, planner="lapkt", timeout_s=30, full_state_max_entities=0)
+    assert widened.solved and widened.failed and widened.failed[0].startswith("depth 1: ")
+    assert widened.scope in ("depth 2", "full")
+    assert validate_plan(household(), graph, widened.outcome.plan, bare.goal_pddl).valid
+    tooled = gold_plan(household(), graph, Task("wash_dish", "wash it", goal, {dish: "the dish"}), planner="lapkt",
+                       timeout_s=30, full_state_max_entities=0)
+    assert tooled.solved and tooled.scope == "depth 1" and not tooled.failed
+    assert tooled.entities < graph.entity_count()
+    assert validate_plan(household(), graph, tooled.outcome.plan, bare.goal_pddl).valid
