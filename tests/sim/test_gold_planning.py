@@ -1,16 +1,21 @@
 """Tests of ground-truth planning for tasks: sub-problems of the true state on large houses (10x the paper's),
-widening when a sub-problem has no plan, and the full state on the paper's house."""
+widening when a sub-problem has no plan, the full state on the paper's house, and outputs without full-state times."""
 
 from __future__ import annotations
 
+import csv
 from functools import cache
+from pathlib import Path
 
 import pytest
+from l3mp_sim.evaluation import EvalConfig, run_variant
+from l3mp_sim.report import summarize, write_outputs
 from l3mp_sim.simulator import FULL_STATE_MAX_ENTITIES, SimConfig, Simulator, gold_plan, task_entities
 from l3mp_sim.tasks import Task
 
 from l3mp.domain import Domain, RuleSet
 from l3mp.domain.paths import domain_path
+from l3mp.llm.simulated import ErrorModel, SimulatedLLM
 from l3mp.planning import validate_plan
 from l3mp.planning.goal import Literal
 from l3mp.world.verify import Verifier
@@ -90,3 +95,24 @@ def test_a_sub_problem_without_a_plan_is_widened_and_the_full_state_decides() ->
     assert tooled.solved and tooled.scope == "depth 1" and not tooled.failed
     assert tooled.entities < graph.entity_count()
     assert validate_plan(household(), graph, tooled.outcome.plan, bare.goal_pddl).valid
+
+
+def test_outputs_leave_out_full_state_times_that_were_not_measured(tmp_path: Path) -> None:
+    config = EvalConfig(sim=SimConfig(seed=2), events=4, tasks_every=2, variants=("R-_V",))
+    llm = SimulatedLLM(household(), ErrorModel.parse("none"))
+    records = run_variant("R-_V", config, llm, llm.describe(), tmp_path / "run")
+    tasks = [r for r in records if r["kind"] == "task"]
+    assert len(tasks) == 2 and all(r["success"] for r in tasks)
+    timed = tasks[1]
+    tasks[0]["full_state_seconds"] = None  # as a task of a house above FULL_STATE_MAX_ENTITIES records it
+    summary = summarize(records)
+    assert summary["full_state_planning_seconds_mean"] == round(timed["full_state_seconds"], 3)
+    agent = timed["retrieval_seconds"] + timed["planner_seconds"]
+    assert summary["planning_speedup"] == round(timed["full_state_seconds"] / agent, 2)
+    timed["full_state_seconds"] = None
+    assert summarize(records)["full_state_planning_seconds_mean"] is None
+    assert summarize(records)["planning_speedup"] is None
+    write_outputs(tmp_path / "out", {"config": config.to_json(), "llm": llm.describe()}, {"R-_V": records})
+    assert (tmp_path / "out" / "fig3_planning_time.png").read_bytes().startswith(b"\x89PNG")
+    with (tmp_path / "out" / "results.csv").open(encoding="utf-8") as handle:
+        assert {r["full_state_seconds"] for r in csv.DictReader(handle) if r["kind"] == "task"} == {""}
