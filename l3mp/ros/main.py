@@ -52,6 +52,7 @@ def run_nodes(names: Sequence[str], argv: Sequence[str]) -> int:
     import rclpy
     from rclpy.exceptions import ParameterException
     from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+    from rclpy.impl.implementation_singleton import rclpy_implementation
 
     rclpy.init(args=list(argv))
     nodes: list[Any] = []
@@ -65,6 +66,10 @@ def run_nodes(names: Sequence[str], argv: Sequence[str]) -> int:
         executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except rclpy_implementation.RCLError:
+        # SIGINT/SIGTERM shut the context down while the executor was building its wait set: a normal stop
+        if rclpy.ok():
+            raise
     except (L3mpError, ValueError, OSError, ParameterException) as exc:
         print(f"l3mp: cannot start {', '.join(names)}: {exc}", file=sys.stderr)
         code = 1
