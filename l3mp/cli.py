@@ -29,7 +29,7 @@ from l3mp.world.graph import WorldGraph
 from l3mp.world.history import FactStory
 from l3mp.world.model import Observation, WorldModel
 from l3mp.world.record import ChangeRecord
-from l3mp.world.store import Store
+from l3mp.world.store import Store, default_store_path
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -246,11 +246,7 @@ class Context:
 
     @cached_property
     def store_path(self) -> Path:
-        given = self.option("store") or os.environ.get("L3MP_STORE")
-        if given:
-            return Path(given).expanduser()
-        data_home = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-        return Path(data_home) / "l3mp" / "world"
+        return default_store_path(self.option("store"))
 
     @property
     def fsync(self) -> bool:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
@@ -25,6 +23,7 @@ from l3mp.ros.worker import Worker
 from l3mp.world.delta import Delta
 from l3mp.world.model import Observation, Outcome, Update, WorldModel
 from l3mp.world.record import ChangeRecord
+from l3mp.world.store import default_store_path
 
 APPLY_SOURCES = ("user", "plan", "nl")
 """Sources a delta on ~/apply may claim (perception has its own topic; imports go through `l3mp init/import`)."""
@@ -40,7 +39,7 @@ class WorldModelNode(L3mpNode):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("world_model", WORLD_MODEL, results_topic=f"~/{m.RESULTS}", **kwargs)
         p = self.params
-        self.store_path = store_path(p["store_path"])
+        self.store_path = default_store_path(p["store_path"])
         self._lock = threading.Lock()
         self.world = WorldModel.open(self.domain, self.store_path, rules=self.rules, fsync=p["fsync"],
                                      snapshot_every=p["snapshot_every"])
@@ -282,15 +281,6 @@ class WorldModelNode(L3mpNode):
                     self.get_logger().warning(f"no snapshot at shutdown: {exc}")
                 self.world.close()
         self.llm.close()
-
-
-def store_path(given: str) -> Path:
-    """The store directory: the parameter, else $L3MP_STORE, else $XDG_DATA_HOME/l3mp/world."""
-    chosen = given or os.environ.get("L3MP_STORE")
-    if chosen:
-        return Path(chosen).expanduser()
-    data_home = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(data_home) / "l3mp" / "world"
 
 
 def _observation(batch: object, index: int, count: int) -> Observation:

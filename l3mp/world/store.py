@@ -151,6 +151,15 @@ class RecordRange(Sequence[ChangeRecord]):
         return self._store.raw_records(start_seq=self._start, end_seq=self._end)
 
 
+def default_store_path(given: str | os.PathLike[str] | None = None) -> Path:
+    """The store directory: `given`, else $L3MP_STORE, else $XDG_DATA_HOME/l3mp/world (~/.local/share/...)."""
+    chosen = given or os.environ.get("L3MP_STORE")
+    if chosen:
+        return Path(chosen).expanduser()
+    data_home = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(data_home) / "l3mp" / "world"
+
+
 class Store:
     """A durable journal of change records with compacted snapshots (format: module docstring).
 

@@ -493,3 +493,14 @@ def test_time_and_seq_filters_match_a_full_scan(tmp_path_factory, steps, cuts, b
     assert list(store.records(end_time=hi)) == [r for r in all_records if r.time <= hi]
     assert store.seq_at(hi) == max([r.seq for r in all_records if r.time <= hi], default=0)
     store.close()
+
+
+def test_default_store_path_prefers_given_then_env_then_xdg(monkeypatch, tmp_path):
+    from l3mp.world.store import default_store_path
+
+    monkeypatch.setenv("L3MP_STORE", str(tmp_path / "env"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert default_store_path(str(tmp_path / "given")) == tmp_path / "given"
+    assert default_store_path("") == tmp_path / "env"
+    monkeypatch.delenv("L3MP_STORE")
+    assert default_store_path(None) == tmp_path / "xdg" / "l3mp" / "world"
