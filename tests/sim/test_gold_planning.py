@@ -1,5 +1,6 @@
 """Tests of ground-truth planning for tasks: sub-problems of the true state on large houses (10x the paper's),
-widening when a sub-problem has no plan, the full state on the paper's house, and outputs without full-state times."""
+widening when a sub-problem has no plan or its plan fails in the full truth, the full state on the paper's
+house, and outputs without full-state times."""
 
 from __future__ import annotations
 
@@ -15,9 +16,12 @@ from l3mp_sim.tasks import Task
 
 from l3mp.domain import Domain, RuleSet
 from l3mp.domain.paths import domain_path
+from l3mp.domain.triplets import Fact
 from l3mp.llm.simulated import ErrorModel, SimulatedLLM
 from l3mp.planning import validate_plan
 from l3mp.planning.goal import Literal
+from l3mp.world.delta import Delta, EntitySpec
+from l3mp.world.model import WorldModel
 from l3mp.world.verify import Verifier
 
 
@@ -95,6 +99,45 @@ def test_a_sub_problem_without_a_plan_is_widened_and_the_full_state_decides() ->
     assert tooled.solved and tooled.scope == "depth 1" and not tooled.failed
     assert tooled.entities < graph.entity_count()
     assert validate_plan(household(), graph, tooled.outcome.plan, bare.goal_pddl).valid
+
+
+NURSERY = """(define (domain nursery)
+ (:requirements :strips :typing :negative-preconditions :existential-preconditions)
+ (:types room person bot)
+ (:constants the_bot - bot)
+ (:predicates (at ?b - bot ?x - room) (next_to ?x - room ?y - room) (asleep ?p - person ?x - room)
+              (lamp_on ?x - room))
+ (:action go :parameters (?b - bot ?from - room ?to - room)
+   :precondition (at ?b ?from)
+   :effect (and (not (at ?b ?from)) (at ?b ?to)))
+ (:action wake :parameters (?b - bot ?p - person ?x - room)
+   :precondition (and (at ?b ?x) (asleep ?p ?x))
+   :effect (not (asleep ?p ?x)))
+ (:action switch_on :parameters (?b - bot ?x - room)
+   :precondition (and (at ?b ?x)
+                      (not (exists (?p - person ?y - room) (and (next_to ?x ?y) (asleep ?p ?y)))))
+   :effect (lamp_on ?x)))"""
+"""A lamp may not go on next to a room where someone sleeps: the sleeper is two hops from the lamp's room."""
+
+
+def test_a_sub_problem_plan_invalid_in_the_full_truth_is_widened_until_it_is_valid() -> None:
+    domain = Domain.from_string(NURSERY)
+    world = WorldModel(domain)
+    types = {"hall": "room", "bedroom": "room", "nursery": "room", "baby": "person"}
+    facts = (Fact("at", ("the_bot", "hall")), Fact("next_to", ("bedroom", "nursery")),
+             Fact("asleep", ("baby", "nursery")))
+    world.apply(Delta(add=facts, entities={n: EntitySpec(t) for n, t in types.items()}), source="import")
+    graph = world.graph
+    task = Task("custom", "light the bedroom", (Literal("lamp_on", ("bedroom",), False),), {"bedroom": "the bedroom"})
+    assert "baby" not in task_entities(domain, graph, task, 1) and "baby" in task_entities(domain, graph, task, 2)
+    gold = gold_plan(domain, graph, task, planner="lapkt", timeout_s=30, full_state_max_entities=0)
+    assert gold.solved and gold.scope == "depth 2", gold.failed
+    # depth 1 misses the sleeper, so its plan switches the lamp on next to the nursery
+    assert len(gold.failed) == 1 and gold.failed[0].startswith("depth 1: plan not valid in the full truth (")
+    assert "asleep" in gold.failed[0]
+    plan = gold.outcome.plan
+    assert "(wake the_bot baby nursery)" in plan and plan[-1] == "(switch_on the_bot bedroom)"
+    assert validate_plan(domain, graph, plan, task.goal_pddl).valid
 
 
 def test_outputs_leave_out_full_state_times_that_were_not_measured(tmp_path: Path) -> None:
