@@ -11,7 +11,7 @@ from typing import Any
 
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
-from rclpy.executors import MultiThreadedExecutor
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.parameter import Parameter
 from std_msgs.msg import String
 
@@ -45,7 +45,7 @@ class Client:
         self.context = rclpy.Context()
         rclpy.init(context=self.context, domain_id=domain_id)
         self.nodes: dict[str, Any] = {}
-        self.executor = MultiThreadedExecutor(num_threads=8, context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)  # see l3mp.ros.main.run_nodes: lower latency
         try:
             for name in nodes:
                 overrides = [Parameter(k, value=v) for k, v in (params or {}).get(name, {}).items()]

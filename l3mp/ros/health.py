@@ -29,6 +29,8 @@ class LazyLLM:
         self._status = "not started (starts with the first request that needs it)"
         self._level = OK
         self._probed: tuple[float, tuple[int, str]] | None = None
+        self._probe_lock = threading.Lock()
+        self._probing = False
 
     def get(self) -> ChatLLM:
         """The LLM, starting it if needed; LLMError (e.g. LLMUnavailable) if it cannot start."""
@@ -66,10 +68,23 @@ class LazyLLM:
         return self._level, f"{self.settings.name}: {self._status}"
 
     def _probe(self, base_url: str) -> tuple[int, str]:
+        """The last probe's answer; a stale one is refreshed on a background thread, so that diagnostics (on the
+        node's only executor thread) never wait for a slow endpoint."""
         now = time.monotonic()
-        if self._probed is None or now - self._probed[0] >= PROBE_EVERY_S:
-            self._probed = (now, reachable(base_url))
-        return self._probed[1]
+        with self._probe_lock:
+            due = not self._probing and (self._probed is None or now - self._probed[0] >= PROBE_EVERY_S)
+            if due:
+                self._probing = True
+            last = self._probed
+        if due:
+            threading.Thread(target=self._refresh_probe, args=(base_url,), name="l3mp-llm-probe", daemon=True).start()
+        return last[1] if last is not None else (OK, "checking whether it answers")
+
+    def _refresh_probe(self, base_url: str) -> None:
+        result = reachable(base_url)
+        with self._probe_lock:
+            self._probed = (time.monotonic(), result)
+            self._probing = False
 
     def close(self) -> None:
         with self._lock:
