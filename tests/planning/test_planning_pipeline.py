@@ -114,25 +114,24 @@ class Rooms:
         return Retrieved(self.mode, frozenset(names), frozenset(graph.facts_within(names)))
 
 
-def test_a_plan_invalid_in_the_full_state_widens_the_context_with_the_entities_of_the_failing_precondition():
-    domain = Domain.from_string(SLEEPERS)
-    world = WorldModel(domain)
+def sleepers_world() -> WorldModel:
+    """The bot in the hall, alice asleep in the bedroom: a plan over the rooms alone fails in the full state."""
+    world = WorldModel(Domain.from_string(SLEEPERS))
     entities = {"bot_1": "bot", "hall": "room", "bedroom": "room", "alice": "person"}
     facts = (Fact("at", ("bot_1", "hall")), Fact("asleep", ("alice", "bedroom")))
     world.apply(Delta(add=facts, entities={n: EntitySpec(t) for n, t in entities.items()}), source="import")
-    result = TaskPlanner(world, None, Rooms()).plan("lamp on in the bedroom", goal="(lamp_on bedroom)")
+    return world
+
+
+def test_a_plan_invalid_in_the_full_state_widens_the_context_with_the_entities_of_the_failing_precondition():
+    result = TaskPlanner(sleepers_world(), None, Rooms()).plan("lamp on in the bedroom", goal="(lamp_on bedroom)")
     assert result.ok and result.expansions == 1, result.reason
     assert "the plan fails in the full state" in result.reason and "(asleep alice bedroom)" in result.reason
     assert result.plan[0] == "(wake bot_1 alice bedroom)" and "(go bot_1 hall bedroom)" in result.plan
 
 
 def test_without_expansions_the_invalid_plan_is_reported_with_the_failing_step():
-    domain = Domain.from_string(SLEEPERS)
-    world = WorldModel(domain)
-    entities = {"bot_1": "bot", "hall": "room", "bedroom": "room", "alice": "person"}
-    facts = (Fact("at", ("bot_1", "hall")), Fact("asleep", ("alice", "bedroom")))
-    world.apply(Delta(add=facts, entities={n: EntitySpec(t) for n, t in entities.items()}), source="import")
-    result = TaskPlanner(world, None, Rooms(), max_expansions=0).plan("lamp on", goal="(lamp_on bedroom)")
+    result = TaskPlanner(sleepers_world(), None, Rooms(), max_expansions=0).plan("lamp on", goal="(lamp_on bedroom)")
     assert result.status == "solved" and not result.ok and result.validation is not None
     assert result.validation.failed_step == 0 and result.validation.unsatisfied == ["(not (asleep alice bedroom))"]
     assert "the plan found is not valid in the full state: step 1 of 2, (go bot_1 hall bedroom)" in result.reason
