@@ -17,6 +17,7 @@ from typing import Literal
 
 import l3mp
 from l3mp.errors import L3mpError
+from l3mp.files import write_text_atomic
 
 SUITE_MODULES = (
     "l3mp.bench.graph_suite", "l3mp.bench.retrieval_suite", "l3mp.bench.planning_suite", "l3mp.bench.goal_suite",
@@ -117,7 +118,7 @@ def run(suites: list[str], *, quick: bool, json_path: str | Path) -> int:
         result["suites"][name] = [_row(m, quick) for m in _run_suite(name, quick)]
         _write_json(path, result)
         if report is not None:
-            _write_text(report, markdown(result))
+            write_text_atomic(report, markdown(result))
     print(f"results written to {path}" + (f" and {report}" if report is not None else ""))
     return 0
 
@@ -213,15 +214,8 @@ def _machine() -> dict:
 
 
 def _write_json(path: Path, result: dict) -> None:
-    _write_text(path, json.dumps(result, indent=2, allow_nan=False) + "\n")
-
-
-def _write_text(path: Path, text: str) -> None:
     """Write atomically, so an interrupted run leaves the previous complete file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomic(path, json.dumps(result, indent=2, allow_nan=False) + "\n")
 
 
 def percentile(samples: Sequence[float], q: float) -> float:

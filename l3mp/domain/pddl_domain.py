@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -13,6 +12,7 @@ from pathlib import Path
 
 from l3mp.cachedir import cache_dir
 from l3mp.errors import DomainError
+from l3mp.files import write_text_atomic
 
 log = logging.getLogger(__name__)
 
@@ -244,10 +244,7 @@ def _store_schema(sha256: str, schema: dict) -> None:
     """Best effort: a read-only or full cache only costs the next process a re-parse."""
     path = _schema_path(sha256)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(schema), encoding="utf-8")
-        os.replace(tmp, path)
+        write_text_atomic(path, json.dumps(schema))
     except OSError as exc:
         log.debug("cannot cache the domain schema in %s: %s", path, exc)
 
