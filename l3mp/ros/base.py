@@ -16,6 +16,7 @@ from l3mp.domain.rules import RuleSet
 from l3mp.ros import messages
 from l3mp.ros.health import diagnostic_array
 from l3mp.ros.params import Param, declare
+from l3mp.ros.worker import Worker
 
 
 class L3mpNode(Node):
@@ -54,6 +55,14 @@ class L3mpNode(Node):
                 self.publish_result(messages.error(kind, messages.request_id(None, kind), "internal",
                                                    f"{type(exc).__name__}: {exc}"))
         return callback
+
+    def submit_job(self, worker: Worker, kind: str, ident: str, request: dict[str, Any], waiting: str) -> bool:
+        """Queue ``(ident, request)`` on `worker`; when its queue is full, answer `ident` with a ``busy`` error."""
+        if worker.submit((ident, request)):
+            return True
+        self.publish_result(messages.error(kind, ident, "busy", f"{worker.depth} {waiting} are waiting "
+                                           f"(limits.max_queue = {self.params['limits.max_queue']}); send it later"))
+        return False
 
     def job_failed(self, kind: str) -> Callable[[tuple[str, Any], Exception], None]:
         """For a Worker: a job ``(id, request)`` that raised gets an internal-error result."""

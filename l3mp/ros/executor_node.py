@@ -97,9 +97,7 @@ class ExecutorNode(L3mpNode):
         plan = request["plan"]
         if not plan or not all(isinstance(a, str) and a.strip() for a in plan):
             raise FormatError("'plan' must be a non-empty list of ground actions such as \"(move the_robot a b)\"")
-        if not self._plans.submit((ident, request)):
-            self.publish_result(m.error(m.EXECUTE, ident, "busy", f"{self._plans.depth} plans are waiting "
-                                        f"(limits.max_queue = {self.params['limits.max_queue']})"))
+        self.submit_job(self._plans, m.EXECUTE, ident, request, "plans")
 
     def _on_cancel(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
         running = self.running

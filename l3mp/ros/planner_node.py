@@ -55,11 +55,8 @@ class PlannerNode(L3mpNode):
         except FormatError as exc:
             self.publish_result(m.error(m.PLAN, ident, "malformed", str(exc)))
             return
-        if not self._tasks.submit((ident, request)):
-            self.publish_result(m.error(m.PLAN, ident, "busy", f"{self._tasks.depth} tasks are waiting "
-                                        f"(limits.max_queue = {self.params['limits.max_queue']}); send it later"))
-            return
-        self._say(ident, "queued", queue_depth=self._tasks.depth)
+        if self.submit_job(self._tasks, m.PLAN, ident, request, "tasks"):
+            self._say(ident, "queued", queue_depth=self._tasks.depth)
 
     def _plan(self, job: tuple[str, dict[str, Any]]) -> None:
         from l3mp.planning.pipeline import TaskPlanner

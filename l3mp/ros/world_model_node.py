@@ -192,9 +192,7 @@ class WorldModelNode(L3mpNode):
         except FormatError as exc:
             self.publish_result(m.error(m.NL_UPDATE, ident, "malformed", str(exc)))
             return
-        if not self._nl.submit((ident, request)):
-            self.publish_result(m.error(m.NL_UPDATE, ident, "busy", f"{self._nl.depth} NL updates are waiting "
-                                        f"(limits.max_queue = {self.params['limits.max_queue']}); send it later"))
+        self.submit_job(self._nl, m.NL_UPDATE, ident, request, "NL updates")
 
     def _run_nl_update(self, job: tuple[str, dict[str, Any]]) -> None:
         from l3mp.updates import NLUpdater
