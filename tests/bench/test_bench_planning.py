@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from pathlib import Path
 
-from l3mp.bench import run
 from l3mp.bench.planning_suite import KINDS, make_tasks, retrieve
 from l3mp.cli import house_graph
 from l3mp.domain.paths import domain_path
 from l3mp.domain.pddl_domain import Domain
+from tests.bench.support import quick_suite
 
 QUICK_METRICS = {
     "lapkt_call_floor", "fd_call_floor", "s1_entities", "s1_give_speedup", "s1_lights_speedup",
@@ -22,12 +21,9 @@ QUICK_METRICS = {
 
 
 def test_quick_planning_suite_reports_every_metric(tmp_path: Path) -> None:
-    out = tmp_path / "bench.json"
-    assert run(["planning"], quick=True, json_path=out) == 0
-    rows = json.loads(out.read_text(encoding="utf-8"))["suites"]["planning"]
-    by_name = {row["name"]: row for row in rows}
-    assert set(by_name) == QUICK_METRICS, [row["notes"] for row in rows if row["value"] is None]
-    for row in rows:
+    by_name = quick_suite("planning", tmp_path)
+    assert set(by_name) == QUICK_METRICS, [row["notes"] for row in by_name.values() if row["value"] is None]
+    for row in by_name.values():
         assert isinstance(row["value"], float | int) and math.isfinite(row["value"]), row
         assert row["value"] >= 0 and row["quick"] is True
     assert by_name["s1_entities"]["value"] > 10

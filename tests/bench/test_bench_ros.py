@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
-from l3mp.bench import run
+from tests.bench.support import quick_suite
 
 METRICS = {"perception_topic_throughput", "task_total_p50", "task_without_planner_p50", "task_without_planner_p95",
            "task_through_nodes_p50", "step_effects_compiled", "step_effects_simulator"}
 
 
 def test_quick_ros_suite_reports_every_metric(tmp_path: Path) -> None:
-    out = tmp_path / "bench.json"
-    assert run(["ros"], quick=True, json_path=out) == 0
-    rows = json.loads(out.read_text(encoding="utf-8"))["suites"]["ros"]
-    by_name = {row["name"]: row for row in rows}
-    assert set(by_name) == METRICS, [row["notes"] for row in rows if row["value"] is None]
-    for row in rows:
+    by_name = quick_suite("ros", tmp_path)
+    assert set(by_name) == METRICS, [row["notes"] for row in by_name.values() if row["value"] is None]
+    for row in by_name.values():
         assert isinstance(row["value"], float | int) and math.isfinite(row["value"]) and row["value"] > 0, row
     assert by_name["perception_topic_throughput"]["target_value"] == 5000
     assert by_name["perception_topic_throughput"]["direction"] == "min"

@@ -13,6 +13,7 @@ import pytest
 
 from l3mp.bench import Metric, register, run, runner
 from l3mp.errors import L3mpError
+from tests.bench.support import quick_suite
 
 GRAPH_METRICS = {
     "import_house", "ingest_batched", "ingest_unbatched",
@@ -133,9 +134,7 @@ def test_quick_flags_every_metric_and_notes_targets(registry: dict, tmp_path: Pa
 
 @pytest.mark.slow
 def test_quick_graph_suite_reports_every_metric(tmp_path: Path) -> None:
-    out = tmp_path / "bench.json"
-    assert run(["graph"], quick=True, json_path=out) == 0
-    metrics = {m["name"]: m for m in read(out)["suites"]["graph"]}
+    metrics = quick_suite("graph", tmp_path)
     assert set(metrics) == GRAPH_METRICS, [m["notes"] for m in metrics.values() if "error" in m["name"]]
     for metric in metrics.values():
         assert isinstance(metric["value"], float) and math.isfinite(metric["value"]) and metric["value"] > 0
@@ -164,9 +163,7 @@ def test_all_writes_a_markdown_report_beside_the_json(registry: dict, tmp_path: 
 
 @pytest.mark.slow
 def test_quick_sim_suite_measures_every_variant(tmp_path: Path) -> None:
-    out = tmp_path / "bench.json"
-    assert run(["sim"], quick=True, json_path=out) == 0
-    metrics = {m["name"]: m for m in read(out)["suites"]["sim"]}
+    metrics = quick_suite("sim", tmp_path)
     assert not [m for m in metrics.values() if "error" in m["name"]], metrics
     for variant in ("R-", "R-_V", "R+", "R+_V", "R^S", "R^S_V"):
         assert 0 <= metrics[f"x1_{variant}_state_changes"]["value"] <= 100
