@@ -13,8 +13,6 @@ from unified_planning.exceptions import UPNoRequestedEngineAvailableException
 from unified_planning.plans import SequentialPlan
 from unified_planning.shortcuts import OneshotPlanner
 
-from l3mp.planning.engines.lapkt import DEFAULT
-from l3mp.planning.engines.lapkt_pool import default_memory_limit_mb
 from l3mp.planning.problem import action_text
 
 PLANNERS = ("lapkt", "fast-downward")
@@ -74,12 +72,10 @@ def plan(
     except Exception as exc:  # unified-planning raises many types (unsupported problem, bad options, ...)
         return PlanOutcome("error", seconds=time.monotonic() - start, engine=planner,
                            message=f"{planner} could not run: {type(exc).__name__}: {exc}")
-    return _outcome(result, planner, time.monotonic() - start, timeout_s, dict(planner_options or {}))
+    return _outcome(result, planner, time.monotonic() - start, timeout_s)
 
 
-def _outcome(
-    result: PlanGenerationResult, planner: str, seconds: float, timeout_s: float, options: dict
-) -> PlanOutcome:
+def _outcome(result: PlanGenerationResult, planner: str, seconds: float, timeout_s: float) -> PlanOutcome:
     status = _STATUS.get(result.status, "error")
     engine = result.engine_name or planner
     if status == "solved" and not isinstance(result.plan, SequentialPlan):
@@ -93,13 +89,13 @@ def _outcome(
         up_plan=up_plan,
         seconds=seconds,
         engine=engine,
-        message=_message(result, status, len(steps), timeout_s, options),
+        message=_message(result, status, len(steps), timeout_s),
         up_status=result.status.name,
         metrics=dict(result.metrics or {}),
     )
 
 
-def _message(result: PlanGenerationResult, status: str, steps: int, timeout_s: float, options: dict) -> str:
+def _message(result: PlanGenerationResult, status: str, steps: int, timeout_s: float) -> str:
     if status == "solved":
         return f"plan of {steps} step(s)"
     if result.status == Status.UNSOLVABLE_PROVEN:
@@ -109,16 +105,13 @@ def _message(result: PlanGenerationResult, status: str, steps: int, timeout_s: f
     if status == "timeout":
         return f"no plan within the time limit of {timeout_s:g} s"
     if status == "memout":
-        return f"the planner ran out of memory{_memory_cap(result, options)} before finding a plan"
+        return f"the planner ran out of memory{_memory_cap(result)} before finding a plan"
     return f"planner failed ({result.status.name}): {_error_tail(result)}"
 
 
-def _memory_cap(result: PlanGenerationResult, options: dict) -> str:
-    """`` (its cap: N MB)`` for LAPKT, whose cap l3mp sets; empty for other planners."""
-    if result.engine_name != "lapkt":
-        return ""
-    limit = options.get("memory_limit_mb", DEFAULT)
-    limit = default_memory_limit_mb() if limit == DEFAULT else limit
+def _memory_cap(result: PlanGenerationResult) -> str:
+    """`` (its cap: N MB)`` when the engine reports the cap it ran under (LAPKT's ``memory_limit_mb`` metric)."""
+    limit = (result.metrics or {}).get("memory_limit_mb")
     return f" (its cap: {limit} MB, set by the memory_limit_mb option)" if limit else ""
 
 

@@ -218,6 +218,7 @@ def test_a_problem_beyond_the_memory_cap_is_a_memout_and_a_small_one_still_solve
     result = solve(big, memory_limit_mb=300)
     assert result.status == Status.MEMOUT, result.log_messages
     assert "out of memory" in result.log_messages[-1].message
+    assert result.metrics["memory_limit_mb"] == "300"
     small = features_problem("(forall (?b - ball) (painted ?b))")
     assert solve(small, memory_limit_mb=300).status == Status.SOLVED_SATISFICING
 

@@ -63,8 +63,9 @@ CREDITS = Credits(
 class LAPKTPlanner(Engine, OneshotPlannerMixin):
     """LAPKT as a unified-planning one-shot planner.
 
-    `planner` is ``siw-then-bfsf`` (default), ``siw`` or ``bfsf`` (or a LAPKT class name);
-    The result's metrics hold LAPKT's own wall-clock times, ``parse_ground_s`` and ``search_s``.
+    `planner` is ``siw-then-bfsf`` (default), ``siw`` or ``bfsf`` (or a LAPKT class name).
+    The result's metrics hold LAPKT's own wall-clock times, ``parse_ground_s`` and ``search_s``, and the
+    cap it ran under, ``memory_limit_mb`` (absent without a cap).
     `memory_limit_mb` caps the address space of the process that grounds and searches (``"default"``:
     4 GB or half the RAM, whichever is less; None: no cap). Running out of it gives MEMOUT.
 
@@ -151,6 +152,8 @@ class LAPKTPlanner(Engine, OneshotPlannerMixin):
         error = "\n".join(part for part in (err, ended.message) if part)
         logs = [LogMessage(LogLevel.INFO, out), LogMessage(LogLevel.ERROR, error)]
         metrics = {"engine_internal_time": str(ended.seconds), "outcome": ended.outcome, **_phases(out)}
+        if self._memory_limit_mb is not None:
+            metrics["memory_limit_mb"] = str(self._memory_limit_mb)
         plan = None
         with _UP_LOCK:
             if ended.outcome == "finished" and steps:
