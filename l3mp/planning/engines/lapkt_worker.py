@@ -133,8 +133,12 @@ def _child(planner_class, config: dict, reader, request: dict) -> int:
         with open(request["stdout"], "wb") as out, open(request["stderr"], "wb") as err:
             os.dup2(out.fileno(), 1)
             os.dup2(err.fileno(), 2)
-        if request.get("memory_limit_bytes"):
-            resource.setrlimit(resource.RLIMIT_AS, (int(request["memory_limit_bytes"]), hard))
+        limit, held = int(request.get("memory_limit_bytes") or 0), _address_space()
+        if limit and held >= limit:  # every allocation would fail, and C code may crash on that instead of raising
+            raise MemoryError(f"the cap of {limit >> 20} MB is below the {held >> 20} MB the planning process "
+                              "holds before it starts")
+        if limit:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
         _use_parsed_domain(reader)
         _ground_in_process()
         planner = planner_class(config)
@@ -154,12 +158,21 @@ def _child(planner_class, config: dict, reader, request: dict) -> int:
     return 0
 
 
+def _address_space() -> int:
+    """This process's address-space size in bytes (0 where /proc does not tell)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _classify(exc: BaseException) -> tuple[str, str]:
     from tarski.errors import OutOfMemoryError
     from tarski.grounding.errors import ReachabilityLPUnsolvable
 
     if isinstance(exc, MemoryError | OutOfMemoryError) or "bad_alloc" in str(exc):
-        return "memout", "out of memory"
+        return "memout", f"out of memory: {exc}" if str(exc) else "out of memory"
     if isinstance(exc, ReachabilityLPUnsolvable):
         return "unreachable", "the goal is unreachable even when deletes are ignored (relaxed reachability)"
     return "error", f"{type(exc).__name__}: {exc}"
