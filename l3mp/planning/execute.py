@@ -14,7 +14,7 @@ from unified_planning.shortcuts import SequentialSimulator
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.triplets import Fact
 from l3mp.errors import DeltaRejected, ProblemError
-from l3mp.planning.problem import action_instance, build_problem, type_name
+from l3mp.planning.problem import action_instance, action_words, build_problem, type_name
 from l3mp.planning.validate import failing_literals
 from l3mp.world.delta import Delta
 from l3mp.world.graph import WorldGraph
@@ -61,11 +61,12 @@ class ActionEffects:
 
         Raises ProblemError for an unknown action or object, or a wrong argument.
         """
-        ground = self._compiled(graph, action)
+        words = action_words(action)
+        ground = self._compiled(graph, words)
         if ground is not None:
             schema, args = ground
             return schema.unsatisfied(graph, args)
-        problem, step = self._ground(graph, action)
+        problem, step = self._ground(graph, words, action)
         with SequentialSimulator(problem=problem) as simulator:
             state = simulator.get_initial_state()
             try:
@@ -78,14 +79,15 @@ class ActionEffects:
 
     def delta(self, graph: WorldGraph, action: str) -> Delta:
         """The facts the action removes and adds when applied in `graph` (ProblemError if inapplicable)."""
-        ground = self._compiled(graph, action)
+        words = action_words(action)
+        ground = self._compiled(graph, words)
         if ground is not None:
             schema, args = ground
             false = schema.unsatisfied(graph, args)
             if false:
                 raise ProblemError(f"{action} is not applicable: {', '.join(false)}")
             return schema.delta(graph, args)
-        problem, step = self._ground(graph, action)
+        problem, step = self._ground(graph, words, action)
         with SequentialSimulator(problem=problem) as simulator:
             before = simulator.get_initial_state()
             try:
@@ -102,14 +104,10 @@ class ActionEffects:
                 (add if now else remove).append(Fact(atom.fluent().name, tuple(a.object().name for a in atom.args)))
         return Delta(remove=tuple(sorted(remove)), add=tuple(sorted(add)))
 
-    def _compiled(self, graph: WorldGraph, action: str) -> tuple[_Schema, tuple[str, ...]] | None:
-        """The compiled schema of a well-formed ground action and its arguments; None when the action is not
-        compiled or anything about it would be an error (the simulator path then reports it)."""
-        text = action.strip()
-        if not (text.startswith("(") and text.endswith(")")) or any(c in text[1:-1] for c in "();"):
-            return None
-        words = text[1:-1].lower().split()
-        schema = self._schemas.get(words[0]) if words else None
+    def _compiled(self, graph: WorldGraph, words: list[str]) -> tuple[_Schema, tuple[str, ...]] | None:
+        """The compiled schema of a ground action (its `action_words`) and its arguments; None when the action
+        is not compiled or anything about it would be an error (the simulator path then reports it)."""
+        schema = self._schemas.get(words[0])
         args = tuple(words[1:])
         if schema is None or len(args) != len(schema.types):
             return None
@@ -123,11 +121,10 @@ class ActionEffects:
             return None  # a graph fact that does not fit the domain: the simulator path says which
         return schema, args
 
-    def _ground(self, graph: WorldGraph, action: str) -> tuple[upm.Problem, ActionInstance]:
-        """A problem holding just what the action can touch (its arguments and the constants; every
-        entity for an action with quantifiers), and the action in it."""
-        words = action.strip().strip("()").lower().split()
-        scope = None if words and words[0] in self._global else [w for w in words[1:] if graph.has_entity(w)]
+    def _ground(self, graph: WorldGraph, words: list[str], action: str) -> tuple[upm.Problem, ActionInstance]:
+        """A problem holding just what the action (`action`, its `action_words`) can touch (its arguments and
+        the constants; every entity for an action with quantifiers), and the action in it."""
+        scope = None if words[0] in self._global else [w for w in words[1:] if graph.has_entity(w)]
         problem = build_problem(self._domain, graph, entities=scope, goal="(and)", name="step")
         return problem, action_instance(problem, action)
 

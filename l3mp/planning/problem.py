@@ -64,7 +64,7 @@ def full_state_problem(
 
 def action_instance(problem: upm.Problem, text: str) -> ActionInstance:
     """The ground action ``(name arg ...)`` of `problem`; ProblemError naming what does not fit."""
-    words = _action_words(text)
+    words = action_words(text)
     if not problem.has_action(words[0]):
         raise ProblemError(f"action {text.strip()}: the domain has no action {words[0]!r}; its actions are: "
                            f"{', '.join(sorted(a.name for a in problem.actions))}")
@@ -91,7 +91,8 @@ def action_text(step: ActionInstance) -> str:
     return "(" + " ".join([step.action.name, *(p.object().name for p in step.actual_parameters)]) + ")"
 
 
-def _action_words(text: str) -> list[str]:
+def action_words(text: str) -> list[str]:
+    """The name and arguments of a ground action ``(name arg ...)``, lowercased; ProblemError if not so written."""
     tree = _sexpr(text, what="action")
     if not isinstance(tree, list) or not tree or not all(isinstance(w, str) for w in tree):
         raise ProblemError(f"an action is written (name arg ...), e.g. (move the_robot kitchen_1 hall_1); got {text!r}")
