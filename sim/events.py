@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from l3mp_sim.language import PREPOSITION, Words
 from l3mp_sim.state import SWITCHES, HouseState
@@ -31,10 +31,13 @@ class Event:
     add: tuple[Fact, ...]
     mentions: dict[str, str]
     """Entity -> the words the clause uses for it."""
-    partial: bool = False
-    """Whether the clause leaves an entity of the change unsaid (where an item was, which room a person left)."""
     new_entities: dict[str, EntitySpec] = field(default_factory=dict)
     """Entities the event brings into the home (only perception reports such events)."""
+
+    @property
+    def partial(self) -> bool:
+        """Whether the clause leaves an entity of the change unsaid (where an item was, which room a person left)."""
+        return any(a not in self.mentions for f in (*self.remove, *self.add) for a in f.args)
 
     def delta(self) -> Delta:
         return Delta(remove=self.remove, add=self.add, entities=dict(self.new_entities))
@@ -113,7 +116,7 @@ def _move_item(d: Draw) -> Event | None:
         clause = d.say("{p} moved {i} from {old}; it is now {new}", "{p} took {i} from {old} and put it {new}",
                        "{p} carried {i} from {old} and left it {new}", **values)
         mentions = d.mention(person, item, old.args[1], target)
-    return Event("move_item", clause, (old,), (new,), mentions, d.partial)
+    return Event("move_item", clause, (old,), (new,), mentions)
 
 
 def _take_item(d: Draw) -> Event | None:
@@ -128,7 +131,7 @@ def _take_item(d: Draw) -> Event | None:
     else:
         clause = d.say("{p} picked up {i} from {old}", "{p} took {i} off {old}", **values)
         mentions = d.mention(person, item, old.args[1])
-    return Event("take_item", clause, (old,), (Fact("has", (person, item)),), mentions, d.partial)
+    return Event("take_item", clause, (old,), (Fact("has", (person, item)),), mentions)
 
 
 def _put_down(d: Draw) -> Event | None:
@@ -162,7 +165,7 @@ def _person_moves(d: Draw) -> Event | None:
         clause = d.say("{p} walked from {old} to {new}", "{p} left {old} and went to {new}", **values)
         mentions = d.mention(person, old, room)
     return Event("person_moves", clause, (Fact("in_room", (person, old)),), (Fact("in_room", (person, room)),),
-                 mentions, d.partial)
+                 mentions)
 
 
 def _switch(d: Draw) -> Event | None:
@@ -222,7 +225,7 @@ def _answer_phone(d: Draw) -> Event | None:
         values["old"] = d.the(old.args[1])
         clause = d.say("{p} picked up {ph} from {old} and answered it", **values)
         mentions = d.mention(person, phone, old.args[1])
-    return Event("answer_phone", clause, tuple(remove), tuple(add), mentions, d.partial and len(remove) > 1)
+    return Event("answer_phone", clause, tuple(remove), tuple(add), mentions)
 
 
 def _eat_drink(d: Draw) -> Event | None:
@@ -239,7 +242,7 @@ def _eat_drink(d: Draw) -> Event | None:
     else:
         clause = d.say("{p} grabbed {i} from {old} to {verb}", "{p} took {i} out of {old} to {verb}", **values)
         mentions = d.mention(person, item, old.args[1])
-    return Event("eat_drink", clause, (old,), (Fact("has", (person, item)),), mentions, d.partial)
+    return Event("eat_drink", clause, (old,), (Fact("has", (person, item)),), mentions)
 
 
 def _dirty_dish(d: Draw) -> Event | None:
@@ -255,7 +258,7 @@ def _dirty_dish(d: Draw) -> Event | None:
         clause = d.say("{p} ate from {dish} and left it in {sink}", "{p} used {dish} and dropped it in {sink}",
                        **values)
         return Event("dirty_dish", clause, (old,), (Fact("dirty", (dish,)), Fact("on", (dish, sink))),
-                     d.mention(person, dish, sink), True)
+                     d.mention(person, dish, sink))
     clause = d.say("{p} used {dish}, so it is dirty now", "{dish} got dirty", **values)
     mentions = d.mention(dish) | ({person: values["p"]} if values["p"] in clause else {})
     return Event("dirty_dish", clause, (), (Fact("dirty", (dish,)),), mentions)
@@ -347,6 +350,5 @@ def draw_event(
         kind = rng.choices(names, weights)[0]
         event = kinds[kind][0](draw)
         if event is not None:
-            unsaid = {a for f in (*event.remove, *event.add) for a in f.args} - set(event.mentions)
-            return replace(event, partial=bool(unsaid))
+            return event
     raise LookupError("no event can happen in this house (it needs people, items and devices)")
