@@ -120,18 +120,24 @@ def _move_item(d: Draw) -> Event | None:
 
 
 def _take_item(d: Draw) -> Event | None:
-    item, person = d.pick(d.state.placed_items()), d.pick(d.state.of_type("person"))
+    return _taken(d, "take_item", d.state.placed_items(), ("{p} took {i}", "{p} has {i} now", "{p} grabbed {i}"),
+                  ("{p} picked up {i} from {old}", "{p} took {i} off {old}"))
+
+
+def _taken(d: Draw, kind: str, items: list[str], partial: tuple[str, ...], whole: tuple[str, ...]) -> Event | None:
+    """A person takes one of `items` from where it lies: a `partial` template leaves out where, a `whole` one says
+    it (``{p}`` person, ``{i}`` item, ``{old}`` its place, ``{verb}`` eat or drink)."""
+    item, person = d.pick(items), d.pick(d.state.of_type("person"))
     if item is None or person is None:
         return None
     old = d.state.location(item)
-    values = {"p": d.words.bare(person), "i": d.the(item, qualify=d.partial), "old": d.the(old.args[1])}
+    values = {"p": d.words.bare(person), "i": d.the(item, qualify=d.partial), "old": d.the(old.args[1]),
+              "verb": "eat" if d.state.type_of(item) == "food" else "drink"}
     if d.partial:
-        clause = d.say("{p} took {i}", "{p} has {i} now", "{p} grabbed {i}", **values)
-        mentions = d.mention(person, item)
+        clause, mentions = d.say(*partial, **values), d.mention(person, item)
     else:
-        clause = d.say("{p} picked up {i} from {old}", "{p} took {i} off {old}", **values)
-        mentions = d.mention(person, item, old.args[1])
-    return Event("take_item", clause, (old,), (Fact("has", (person, item)),), mentions)
+        clause, mentions = d.say(*whole, **values), d.mention(person, item, old.args[1])
+    return Event(kind, clause, (old,), (Fact("has", (person, item)),), mentions)
 
 
 def _put_down(d: Draw) -> Event | None:
@@ -229,20 +235,9 @@ def _answer_phone(d: Draw) -> Event | None:
 
 
 def _eat_drink(d: Draw) -> Event | None:
-    item = d.pick([i for i in d.state.placed_items() if d.state.type_of(i) in ("food", "drink")])
-    person = d.pick(d.state.of_type("person"))
-    if item is None or person is None:
-        return None
-    old = d.state.location(item)
-    values = {"p": d.words.bare(person), "i": d.the(item, qualify=d.partial), "old": d.the(old.args[1]),
-              "verb": "eat" if d.state.type_of(item) == "food" else "drink"}
-    if d.partial:
-        clause = d.say("{p} is having {i}", "{p} took {i} to {verb}", **values)
-        mentions = d.mention(person, item)
-    else:
-        clause = d.say("{p} grabbed {i} from {old} to {verb}", "{p} took {i} out of {old} to {verb}", **values)
-        mentions = d.mention(person, item, old.args[1])
-    return Event("eat_drink", clause, (old,), (Fact("has", (person, item)),), mentions)
+    return _taken(d, "eat_drink", [i for i in d.state.placed_items() if d.state.type_of(i) in ("food", "drink")],
+                  ("{p} is having {i}", "{p} took {i} to {verb}"),
+                  ("{p} grabbed {i} from {old} to {verb}", "{p} took {i} out of {old} to {verb}"))
 
 
 def _dirty_dish(d: Draw) -> Event | None:
