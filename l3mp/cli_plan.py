@@ -73,7 +73,7 @@ def cmd_plan(ctx: Context) -> int:
     if args.json:
         data = result.to_json()
         if args.execute:
-            data["execution"] = None if report is None else report_json(report)
+            data["execution"] = None if report is None else report.to_json()
         print(json.dumps(data, indent=1))
     return 0 if result.ok and (report is None or report.status == "completed") else 1
 
@@ -127,17 +127,6 @@ def execution_lines(report: ExecutionReport) -> list[str]:
             lines += [f"        + {fact}" for fact in step.delta.add]
     lines.append(f"execution {report.message}")
     return lines
-
-
-def report_json(report: ExecutionReport) -> dict:
-    return {
-        "status": report.status,
-        "message": report.message,
-        "replans": report.replans,
-        "failures": report.failures,
-        "steps": [{"action": s.action, "ok": s.ok, "message": s.message, "record_seq": s.record_seq,
-                   "delta": None if s.delta is None else s.delta.to_json()} for s in report.steps],
-    }
 
 
 def _make_llm(args: argparse.Namespace):

@@ -301,6 +301,10 @@ class StepRecord:
     record_seq: int | None = None
     delta: Delta | None = None
 
+    def to_json(self) -> dict:
+        return {"action": self.action, "ok": self.ok, "message": self.message, "record_seq": self.record_seq,
+                "delta": None if self.delta is None else self.delta.to_json()}
+
 
 @dataclass
 class ExecutionReport:
@@ -315,6 +319,10 @@ class ExecutionReport:
     @property
     def steps_done(self) -> int:
         return sum(1 for s in self.steps if s.ok)
+
+    def to_json(self) -> dict:
+        return {"status": self.status, "message": self.message, "replans": self.replans, "failures": self.failures,
+                "steps": [s.to_json() for s in self.steps]}
 
 
 def run_plan(
