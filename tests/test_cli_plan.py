@@ -15,11 +15,16 @@ from tests.helpers import ROBOT, F, household, household_rules
 from tests.planning.planning_support import LIGHTS_AND_FAUCETS_OFF
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("plan") / "world"
+def new_store(path: Path) -> Path:
+    """A store at `path` holding the generated house 6."""
     assert cli.main(["--store", str(path), "--no-fsync", "init", "--house", "6"]) == 0
     return path
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> Path:
+    """One store the read-only tests share."""
+    return new_store(tmp_path_factory.mktemp("plan") / "world")
 
 
 @pytest.fixture(autouse=True)
@@ -72,9 +77,8 @@ def test_plan_of_an_invalid_goal_exits_1_with_the_reason(store, capsys):
 
 @pytest.fixture
 def fresh_store(tmp_path) -> Path:
-    path = tmp_path / "world"
-    assert cli.main(["--store", str(path), "--no-fsync", "init", "--house", "6"]) == 0
-    return path
+    """A store of its own, for a test that executes a plan and so writes to it."""
+    return new_store(tmp_path / "world")
 
 
 def stored_graph(store: Path):
