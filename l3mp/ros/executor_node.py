@@ -74,11 +74,11 @@ class ExecutorNode(L3mpNode):
             self.publish_result(m.error(m.EXECUTE, m.new_id(m.EXECUTE), "malformed", f"plan message: {exc}"))
             return
         if isinstance(value, dict) and value.get("ok") is True and value.get("execute") is True:
+            ident = m.request_id(value, m.EXECUTE)
             try:
-                self._submit({k: value.get(k) for k in EXECUTE_KEYS if value.get(k) is not None})
+                self._submit(ident, {k: value.get(k) for k in EXECUTE_KEYS if value.get(k) is not None})
             except FormatError as exc:
-                self.publish_result(m.error(m.EXECUTE, m.request_id(value, m.EXECUTE), "malformed",
-                                            f"plan message: {exc}"))
+                self.publish_result(m.error(m.EXECUTE, ident, "malformed", f"plan message: {exc}"))
 
     def _on_execute(self, msg: String) -> None:
         ident = m.new_id(m.EXECUTE)
@@ -87,12 +87,11 @@ class ExecutorNode(L3mpNode):
             if not isinstance(value, dict):
                 raise FormatError("an execute request must be a JSON object with 'plan'")
             ident = m.request_id(value, m.EXECUTE)
-            self._submit(value)
+            self._submit(ident, value)
         except FormatError as exc:
             self.publish_result(m.error(m.EXECUTE, ident, "malformed", str(exc)))
 
-    def _submit(self, request: dict[str, Any]) -> None:
-        ident = m.request_id(request, m.EXECUTE)
+    def _submit(self, ident: str, request: dict[str, Any]) -> None:
         m.take(request, EXECUTE_KEYS, ("plan",))
         plan = request["plan"]
         if not plan or not all(isinstance(a, str) and a.strip() for a in plan):
