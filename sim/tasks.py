@@ -57,12 +57,8 @@ def _return_item(d: Draw) -> Task | None:
 
 
 def _wash_dish(d: Draw) -> Task | None:
-    dish = d.pick([x for x in d.state.of_type("dish") if d.state.holds("dirty", x)])
-    if dish is None:
-        return None
-    text = d.say("Please wash {d}.", "{D} is dirty, can you clean it?", "Could you do the washing up of {d}?",
-                 d=d.the(dish), D=capitalize(d.the(dish)))
-    return Task("wash_dish", text, (Literal("dirty", (dish,), True),), d.mention(dish))
+    return _undo(d, "wash_dish", {"dish": "dirty"}, "Please wash {x}.", "{X} is dirty, can you clean it?",
+                 "Could you do the washing up of {x}?")
 
 
 def _bring(d: Draw) -> Task | None:
@@ -88,31 +84,27 @@ def _all_off(d: Draw) -> Task | None:
 
 
 def _device_off(d: Draw) -> Task | None:
-    device = d.pick([x for t, p in (("tv", "tv_on"), ("light", "light_on"), ("faucet", "faucet_on"))
-                     for x in d.state.of_type(t) if d.state.holds(p, x)])
-    if device is None:
-        return None
-    predicate = {"tv": "tv_on", "light": "light_on", "faucet": "faucet_on"}[d.state.type_of(device)]
-    text = d.say("Please turn off {x}.", "Can you switch {x} off?", x=d.the(device))
-    return Task("device_off", text, (Literal(predicate, (device,), True),), d.mention(device))
+    return _undo(d, "device_off", {"tv": "tv_on", "light": "light_on", "faucet": "faucet_on"}, "Please turn off {x}.",
+                 "Can you switch {x} off?")
 
 
 def _close(d: Draw) -> Task | None:
-    container = d.pick([c for c in d.state.of_type("container") if d.state.holds("is_open", c)])
-    if container is None:
-        return None
-    text = d.say("Please close {c}.", "{C} is open; shut it, please.", c=d.the(container),
-                 C=capitalize(d.the(container)))
-    return Task("close", text, (Literal("is_open", (container,), True),), d.mention(container))
+    return _undo(d, "close", {"container": "is_open"}, "Please close {x}.", "{X} is open; shut it, please.")
 
 
 def _answer(d: Draw) -> Task | None:
-    phone = d.pick([p for p in d.state.of_type("phone") if d.state.holds("ringing", p)])
-    if phone is None:
+    return _undo(d, "answer_phone", {"phone": "ringing"}, "{X} is ringing; please answer it.", "Can you answer {x}?")
+
+
+def _undo(d: Draw, kind: str, predicates: dict[str, str], *templates: str) -> Task | None:
+    """A task to make false the unary fact (`predicates`: type -> predicate) of an entity for which it holds
+    (``{x}``/``{X}`` in `templates`: the entity's noun phrase, lower-case/capitalised)."""
+    holding = {x: p for t, p in predicates.items() for x in d.state.of_type(t) if d.state.holds(p, x)}
+    entity = d.pick(list(holding))
+    if entity is None:
         return None
-    text = d.say("{Ph} is ringing; please answer it.", "Can you answer {ph}?", ph=d.the(phone),
-                 Ph=capitalize(d.the(phone)))
-    return Task("answer_phone", text, (Literal("ringing", (phone,), True),), d.mention(phone))
+    text = d.say(*templates, x=d.the(entity), X=capitalize(d.the(entity)))
+    return Task(kind, text, (Literal(holding[entity], (entity,), True),), d.mention(entity))
 
 
 TASK_KINDS: dict[str, tuple[Callable[[Draw], Task | None], float]] = {
@@ -127,9 +119,9 @@ TASK_KINDS: dict[str, tuple[Callable[[Draw], Task | None], float]] = {
 """Kinds of task, with their relative frequency."""
 
 
-def draw_task(state: HouseState, words: Words, rng: random.Random, *, exclude: set[str] | None = None) -> Task:
-    """A random task not yet done in `state` (kinds in `exclude` are skipped); LookupError if there is none."""
-    names = sorted(k for k in TASK_KINDS if k not in (exclude or set()))
+def draw_task(state: HouseState, words: Words, rng: random.Random) -> Task:
+    """A random task not yet done in `state`; LookupError if there is none."""
+    names = sorted(TASK_KINDS)
     weights = [TASK_KINDS[k][1] for k in names]
     draw = Draw(state, words, rng, set(), False)
     for _ in range(50):
