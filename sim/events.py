@@ -163,7 +163,7 @@ def _person_moves(d: Draw) -> Event | None:
     room = d.pick([r for r in d.state.of_type("room") if r != old])
     if room is None or old is None:
         return None
-    values = {"p": d.words.bare(person), "old": d.words.room(old, d.state), "new": d.words.room(room, d.state)}
+    values = {"p": d.words.bare(person), "old": d.words.the(old, d.state), "new": d.words.the(room, d.state)}
     if d.partial:
         clause = d.say("{p} went to {new}", "{p} is in {new} now", "{p} walked into {new}", **values)
         mentions = d.mention(person, room)

@@ -22,12 +22,6 @@ class Words:
         self._words = dict(words)
         self._counts = Counter(self._words.values())
 
-    def __contains__(self, name: str) -> bool:
-        return name in self._words
-
-    def __getitem__(self, name: str) -> str:
-        return self._words[name]
-
     def to_json(self) -> dict[str, str]:
         return dict(self._words)
 
@@ -64,10 +58,6 @@ class Words:
         phrase = self.the(name, state)
         twins = [n for n, w in self._words.items() if w == words and n != name and state.graph.has_entity(n)]
         return any(self.the(n, state) == phrase for n in twins)
-
-    def room(self, room: str, state: HouseState) -> str:
-        """A room as the object of "in"/"to": ``the kitchen``, ``bedroom 2``."""
-        return self.the(room, state)
 
 
 def capitalize(text: str) -> str:

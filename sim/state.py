@@ -6,10 +6,6 @@ from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.triplets import Fact
 from l3mp.world.graph import WorldGraph
 
-LOCATION_PREDICATES = ("on", "inside", "holding", "has")
-"""The predicates that say where an item is (exactly one holds for every item)."""
-
-ITEM_TYPES = ("food", "drink", "dish", "book", "phone")
 SWITCHES = {"light": "light_on", "faucet": "faucet_on", "tv": "tv_on"}
 """Device type -> the unary predicate that says it is on."""
 
