@@ -10,10 +10,10 @@ left): the agent must infer it from its memory.
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from l3mp_sim.house import slug
 from l3mp_sim.language import PREPOSITION, Words
 from l3mp_sim.state import SWITCHES, HouseState
 
@@ -291,7 +291,7 @@ def _new_item(d: Draw) -> Event | None:
     if model is None or target is None:
         return None
     words = d.words.bare(model)
-    stem = re.sub(r"[^a-z0-9]+", "_", words.lower()).strip("_") or "item"
+    stem = slug(words)
     number = 1
     while d.state.graph.has_entity(f"{stem}_{number}"):
         number += 1

@@ -309,7 +309,7 @@ _BASE_ROOMS = 7
 # --------------------------------------------------------------------------- builder
 
 
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
     """Turn human words into a PDDL name stem: ``"half eaten apple"`` -> ``half_eaten_apple``."""
     stem = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
     return stem if stem[:1].isalpha() else f"x_{stem}"
@@ -379,7 +379,7 @@ def _add_item(b: _Builder, kind_key: str, dirty_prob: float) -> str:
     label = noun
     if kind.adjectives and b.maybe(kind.adjective_prob):
         label = f"{b.rng.choice(kind.adjectives)} {noun}"
-    name = b.add(b.new_name(_slug(label)), kind.type, label)
+    name = b.add(b.new_name(slug(label)), kind.type, label)
     if kind.type == "dish" and b.maybe(dirty_prob):
         b.fact("dirty", name)
     if kind.type == "phone" and b.maybe(_RINGING_PROB):
@@ -398,7 +398,7 @@ def _fill_receptacle(b: _Builder, receptacle: str, spec: _FixtureSpec, count: in
 def _add_fixture(b: _Builder, room: str, spec: _FixtureSpec) -> None:
     """One fixture of a spec in a room, its faucet if it is a sink, and its items."""
     noun = b.rng.choice(spec.nouns)
-    name = b.add(b.new_name(_slug(noun)), spec.type, noun)
+    name = b.add(b.new_name(slug(noun)), spec.type, noun)
     b.fixture_rooms[name] = room
     b.fact("in_room", name, room)
     if spec.type in _SWITCH_PROB and b.maybe(_SWITCH_PROB[spec.type]):
@@ -418,7 +418,7 @@ def _add_fixture(b: _Builder, room: str, spec: _FixtureSpec) -> None:
 
 
 def _add_light(b: _Builder, room: str, noun: str) -> None:
-    name = b.add(b.new_name(_slug(noun)), "light", noun)
+    name = b.add(b.new_name(slug(noun)), "light", noun)
     b.fixture_rooms[name] = room
     b.fact("in_room", name, room)
     if b.maybe(_SWITCH_PROB["light"]):
@@ -508,7 +508,8 @@ def _finish(b: _Builder) -> House:
 _AVERAGE_ROOM = 13
 """About the number of entities a room brings (fixtures, items, people)."""
 
-_ITEM_TYPES = frozenset(kind.type for kind in _ITEM_KINDS.values())
+ITEM_TYPES = frozenset(kind.type for kind in _ITEM_KINDS.values())
+"""The PDDL types of the items (what people move, use and hold)."""
 
 
 def _build_rooms(b: _Builder, rooms: int) -> None:
@@ -525,7 +526,7 @@ def _drop_newest_items(b: _Builder, count: int) -> None:
     for name in reversed(list(b.entities)):
         if len(dropped) >= count:
             break
-        if b.entities[name][0] in _ITEM_TYPES:
+        if b.entities[name][0] in ITEM_TYPES:
             dropped.add(name)
     for name in dropped:
         del b.entities[name]

@@ -10,17 +10,15 @@ labelled entity can be found only through its relations (what search-based retri
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass
 
 from l3mp_sim.events import Event
-from l3mp_sim.house import EntityInfo, House
+from l3mp_sim.house import ITEM_TYPES, EntityInfo, House, slug
 
 from l3mp.domain.triplets import Fact
 from l3mp.world.model import Observation
 
 LABEL_MODES = ("true", "wrong", "uninformative")
-ITEM_TYPES = frozenset({"food", "drink", "dish", "book", "phone"})
 
 
 @dataclass(frozen=True)
@@ -59,7 +57,7 @@ def perceive_house(house: House, *, mode: str = "true", fraction: float = 0.3, s
             label = rng.choice(others)
         else:
             label = "object"
-        stem = re.sub(r"[^a-z0-9]+", "_", label).strip("_")
+        stem = slug(label)
         while True:
             counter += 1
             new = f"{stem}_{counter}"
