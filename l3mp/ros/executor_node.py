@@ -18,7 +18,7 @@ from l3mp.ros import messages as m
 from l3mp.ros.adapters import AdapterContext, adapter_factory, adapter_options
 from l3mp.ros.base import L3mpNode
 from l3mp.ros.follow import Follower, Requester
-from l3mp.ros.health import ERROR, OK, WARN, age
+from l3mp.ros.health import OK, WARN, age
 from l3mp.ros.params import EXECUTOR
 from l3mp.ros.replica import Replica
 from l3mp.ros.worker import Worker
@@ -188,11 +188,9 @@ class ExecutorNode(L3mpNode):
 
     # ---- health ----------------------------------------------------------------------------
     def checks(self) -> dict[str, tuple[int, str]]:
-        world = (OK, f"in step at record {self.replica.origin_seq}") if self.replica.synced else \
-            (ERROR, self.replica.problem)
         planner = (OK, "connected") if self._plans_in.get_publisher_count() else (WARN, "no planner publishes plans")
         write = (OK, "connected") if self._apply.connected() else (WARN, "the world model's ~/apply is not reachable")
-        return {"world_model": world, "world_model_apply": write, "planner": planner,
+        return {"world_model": self.follower.check(), "world_model_apply": write, "planner": planner,
                 "adapter": (OK, self.params["adapter"])}
 
     def values(self) -> dict[str, Any]:

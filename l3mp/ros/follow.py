@@ -13,6 +13,7 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 from l3mp.ros import messages as m
+from l3mp.ros.health import ERROR, OK
 from l3mp.ros.replica import Replica
 
 RESYNC_AFTER_S = 2.0
@@ -56,6 +57,12 @@ class Follower:
         response = future.result()
         if response is not None and response.success:
             self.replica.offer_state(_json(response.message))
+
+    def check(self) -> tuple[int, str]:
+        """The health check of the link to the world model: in step, or why not."""
+        if self.replica.synced:
+            return OK, f"in step at record {self.replica.origin_seq}"
+        return ERROR, self.replica.problem
 
     def wait_synced(self, timeout_s: float) -> bool:
         """Poll until the replica is in step (True) or `timeout_s` passed (False)."""

@@ -12,7 +12,7 @@ from l3mp.errors import FormatError, LLMError
 from l3mp.ros import messages as m
 from l3mp.ros.base import L3mpNode
 from l3mp.ros.follow import Follower
-from l3mp.ros.health import ERROR, OK, LazyLLM, age
+from l3mp.ros.health import LazyLLM, age
 from l3mp.ros.params import PLANNER, llm_settings
 from l3mp.ros.replica import Replica
 from l3mp.ros.worker import Worker
@@ -114,9 +114,7 @@ class PlannerNode(L3mpNode):
         self._status.publish(String(data=m.dumps({"id": ident, "status": status, "time": time.time(), **fields})))
 
     def checks(self) -> dict[str, tuple[int, str]]:
-        world = (OK, f"in step at record {self.replica.origin_seq}") if self.replica.synced else \
-            (ERROR, self.replica.problem)
-        return {"llm": self.llm.status(), "world_model": world}
+        return {"llm": self.llm.status(), "world_model": self.follower.check()}
 
     def values(self) -> dict[str, Any]:
         return {**super().values(), "queue_depth": self._tasks.depth, "last_plan": age(self.last_plan)}
