@@ -85,9 +85,7 @@ def _truth(ctx: Context, world: WorldModel) -> WorldGraph:
     if ctx.args.world is None:
         return world.graph.copy()
     truth = read_state(world.domain, ctx.args.world)
-    for name, type_ in world.domain.constants.items():  # the robot and other constants, as the store has them
-        if world.graph.has_entity(name) and not truth.has_entity(name):
-            truth.add_entity(name, type_)
+    truth.add_missing_entities(world.domain.constants)  # the robot and other constants, as the store has them
     return truth
 
 

@@ -11,7 +11,7 @@ graph. Every mutation here is a primitive that a verified delta is made of.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 import networkx as nx
 
@@ -38,6 +38,12 @@ class WorldGraph:
             self._g.nodes[name].update(type=type_, **attrs)
             return
         self._g.add_node(name, type=type_, since=since, **attrs)
+
+    def add_missing_entities(self, types: Mapping[str, str]) -> None:
+        """Add each entity of `types` (name -> type) the graph lacks, e.g. a domain's constants."""
+        for name, type_ in types.items():
+            if name not in self._g:
+                self._g.add_node(name, type=type_, since=0)
 
     def remove_entity(self, name: str, *, cascade: bool = False) -> None:
         """Remove an entity; its facts too with `cascade`, else it must have none left."""

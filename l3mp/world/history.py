@@ -181,9 +181,7 @@ class History:
         """The graph as it was at `time`: after every record with a time <= `time`."""
         last = self.store.seq_at(time)
         graph, seq = self._base_graph(last)
-        for name, type_ in self._constants.items():
-            if not graph.has_entity(name):
-                graph.add_entity(name, type_)
+        graph.add_missing_entities(self._constants)
         replay(graph, self.store.raw_records(start_seq=seq + 1, end_seq=last))
         return graph
 

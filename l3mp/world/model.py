@@ -107,7 +107,7 @@ class WorldModel:
         self._warnings: list[str] = []
         if store is not None:
             self._recover(store)
-        self._add_constants()
+        self._graph.add_missing_entities(self._domain.constants)
 
     @classmethod
     def open(
@@ -317,7 +317,7 @@ class WorldModel:
         try:
             if recovered.snapshot is not None:
                 self._graph = WorldGraph.from_json(recovered.snapshot)
-            self._add_constants()
+            self._graph.add_missing_entities(self._domain.constants)
             replay(self._graph, recovered.records.raw())
             if recovered.last_time is not None:
                 self._last_time = max(self._last_time, recovered.last_time)
@@ -329,10 +329,6 @@ class WorldModel:
         for warning in self._warnings:
             log.warning("%s", warning)
 
-    def _add_constants(self) -> None:
-        for name, type_ in self._domain.constants.items():
-            if not self._graph.has_entity(name):
-                self._graph.add_entity(name, type_)
 
 
 def _allow_new(source: str, explicit: bool | None) -> bool:

@@ -44,6 +44,15 @@ def test_add_entity_again_updates_attributes_and_keeps_facts():
     assert g.entity_count() == len(list(house_graph().entities()))
 
 
+def test_add_missing_entities_adds_only_the_absent_ones():
+    g = WorldGraph()
+    g.add_entity("the_robot", "robot", label="R2")
+    g.add_missing_entities({"the_robot": "agent", "sun": "star"})
+    assert (g.entity_type("the_robot"), g.entity_attrs("the_robot")["label"]) == ("robot", "R2")
+    assert (g.entity_type("sun"), g.entity_attrs("sun")["since"]) == ("star", 0)
+    assert sorted(g.entities()) == ["sun", "the_robot"]
+
+
 def test_remove_entity_with_facts_is_refused_and_changes_nothing():
     g = house_graph()
     before = snapshot(g)
