@@ -62,14 +62,11 @@ def cmd_eval(ctx: Context) -> int:
 
     args = ctx.args
     out = Path(args.out)
-    try:
-        sim = SimConfig(seed=args.seed, scale=args.scale, labels=args.labels, label_fraction=args.label_fraction,
-                        perception_prob=args.perception, multi_event_prob=args.multi, partial_prob=args.partial,
-                        planner=args.planner, planner_timeout_s=args.planner_timeout)
-        config = EvalConfig(sim=sim, events=args.events, tasks_every=args.tasks_every,
-                            variants=tuple(v.strip() for v in args.variants.split(",") if v.strip()))
-    except ValueError as exc:
-        raise EvaluationError(str(exc)) from exc
+    sim = SimConfig(seed=args.seed, scale=args.scale, labels=args.labels, label_fraction=args.label_fraction,
+                    perception_prob=args.perception, multi_event_prob=args.multi, partial_prob=args.partial,
+                    planner=args.planner, planner_timeout_s=args.planner_timeout)
+    config = EvalConfig(sim=sim, events=args.events, tasks_every=args.tasks_every,
+                        variants=tuple(v.strip() for v in args.variants.split(",") if v.strip()))
     if args.report_only:
         report_checkpoints(config, out)
         print((out / "table.md").read_text(encoding="utf-8"))

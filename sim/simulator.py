@@ -53,6 +53,10 @@ class SimulationError(L3mpError):
     """The simulator reached a state it should never reach (an event or task it cannot realise)."""
 
 
+class SimConfigError(L3mpError, ValueError):
+    """A simulator setting is out of range; the message names the setting and what is valid."""
+
+
 @dataclass(frozen=True)
 class SimConfig:
     """What house and what kind of stream of changes an episode has."""
@@ -72,13 +76,13 @@ class SimConfig:
         for name in ("label_fraction", "multi_event_prob", "partial_prob", "perception_prob", "new_item_prob"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
-                raise ValueError(f"{name} must be between 0 and 1, not {value}")
+                raise SimConfigError(f"{name} must be between 0 and 1, not {value}")
         if self.labels not in LABEL_MODES:
-            raise ValueError(f"labels must be one of {', '.join(LABEL_MODES)}, not {self.labels!r}")
+            raise SimConfigError(f"labels must be one of {', '.join(LABEL_MODES)}, not {self.labels!r}")
         if self.scale <= 0:
-            raise ValueError(f"scale must be positive, not {self.scale}")
+            raise SimConfigError(f"scale must be positive, not {self.scale}")
         if self.planner_timeout_s <= 0:
-            raise ValueError(f"planner_timeout_s must be positive, not {self.planner_timeout_s}")
+            raise SimConfigError(f"planner_timeout_s must be positive, not {self.planner_timeout_s}")
 
     def to_json(self) -> dict:
         return dict(self.__dict__)

@@ -128,3 +128,6 @@ def test_l3mp_eval_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "R- 3 of 3, R-_V 1 of 3" in capsys.readouterr().out and (out / "table.md").is_file()
     assert main(["eval", "--out", str(tmp_path / "empty"), "--report-only"]) == 1
     assert main(["eval", "--out", str(tmp_path / "x"), "--errors", "oops=1"]) == 1
+    capsys.readouterr()
+    assert main(["eval", "--out", str(tmp_path / "x"), "--multi", "2"]) == 1
+    assert "multi_event_prob must be between 0 and 1" in capsys.readouterr().err

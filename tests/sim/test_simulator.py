@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from l3mp_sim.events import Event
 from l3mp_sim.house import generate_house
 from l3mp_sim.perception import distinct_words, observation, perceive_house
-from l3mp_sim.simulator import Delivery, SimConfig, SimulationError, Simulator
+from l3mp_sim.simulator import Delivery, SimConfig, SimConfigError, SimulationError, Simulator
 
 from l3mp.domain import Domain, RuleSet
 from l3mp.domain.paths import domain_path
@@ -179,7 +179,7 @@ def test_alike_fixtures_get_numbers_in_words() -> None:
 
 def test_bad_settings_are_refused() -> None:
     for bad in ({"labels": "blurry"}, {"perception_prob": 1.5}, {"scale": 0}):
-        with pytest.raises(ValueError):
+        with pytest.raises(SimConfigError):  # typed (an L3mpError) and a ValueError
             SimConfig(**bad)
     assert issubclass(SimulationError, Exception)
 
