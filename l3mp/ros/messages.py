@@ -48,9 +48,7 @@ def new_id(kind: str) -> str:
 
 def decode(data: str, *, max_bytes: int) -> Any:
     """The JSON value of a message; FormatError (with the reason) when too large or not JSON."""
-    size = len(data.encode("utf-8"))
-    if size > max_bytes:
-        raise FormatError(f"message of {size} bytes exceeds limits.max_message_bytes = {max_bytes}")
+    _check_size(data, max_bytes)
     try:
         return json.loads(data)
     except json.JSONDecodeError as exc:
@@ -58,19 +56,24 @@ def decode(data: str, *, max_bytes: int) -> Any:
 
 
 def request_object(data: str, *, max_bytes: int, text_key: str) -> dict[str, Any]:
-    """A request that may be plain text (then it becomes ``{text_key: data}``) or a JSON object (starts with '{')."""
-    if not data.lstrip().startswith("{"):
-        size = len(data.encode("utf-8"))
-        if size > max_bytes:
-            raise FormatError(f"message of {size} bytes exceeds limits.max_message_bytes = {max_bytes}")
-        text = data.strip()
-        if not text:
-            raise FormatError(f"empty request: send text, or a JSON object with '{text_key}'")
-        return {text_key: text}
-    value = decode(data, max_bytes=max_bytes)
-    if not isinstance(value, dict):
-        raise FormatError("a request must be a JSON object")
-    return value
+    """A request that may be plain text (then it becomes ``{text_key: data}``) or a JSON object (starts with '{');
+    blank text, or a blank string under `text_key`, is refused."""
+    if data.lstrip().startswith("{"):
+        value = decode(data, max_bytes=max_bytes)  # JSON text that starts with '{' is an object
+        if isinstance(value.get(text_key), str) and not value[text_key].strip():
+            raise FormatError(f"'{text_key}' is empty")
+        return value
+    _check_size(data, max_bytes)
+    text = data.strip()
+    if not text:
+        raise FormatError(f"empty request: send text, or a JSON object with '{text_key}'")
+    return {text_key: text}
+
+
+def _check_size(data: str, max_bytes: int) -> None:
+    size = len(data.encode("utf-8"))
+    if size > max_bytes:
+        raise FormatError(f"message of {size} bytes exceeds limits.max_message_bytes = {max_bytes}")
 
 
 def take(request: dict[str, Any], allowed: dict[str, type | tuple[type, ...]], required: tuple[str, ...] = ()

@@ -49,8 +49,6 @@ class PlannerNode(L3mpNode):
             request = m.request_object(msg.data, max_bytes=self.params["limits.max_message_bytes"], text_key="task")
             ident = m.request_id(request, m.TASK)
             m.take(request, TASK_KEYS, ("task",))
-            if not request["task"].strip():
-                raise FormatError("'task' is empty")
             self._check_retrieval(request.get("retrieval", self.params["retrieval"]))
         except FormatError as exc:
             self.publish_result(m.error(m.PLAN, ident, "malformed", str(exc)))

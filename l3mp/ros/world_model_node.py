@@ -187,8 +187,6 @@ class WorldModelNode(L3mpNode):
             request = m.request_object(msg.data, max_bytes=self.params["limits.max_message_bytes"], text_key="text")
             ident = m.request_id(request, m.NL_UPDATE)
             m.take(request, {"id": str, "text": str, "ref": str}, ("text",))
-            if not request["text"].strip():
-                raise FormatError("'text' is empty")
         except FormatError as exc:
             self.publish_result(m.error(m.NL_UPDATE, ident, "malformed", str(exc)))
             return

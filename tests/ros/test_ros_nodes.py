@@ -86,6 +86,7 @@ BAD = [
     ("/world_model/query", {"id": "q", "kind": "everything"}, "malformed", "unknown query kind"),
     ("/world_model/nl_update", {"id": "n", "text": 5}, "malformed", "'text' must be str"),
     ("/world_model/nl_update", "   ", "malformed", "empty request"),
+    ("/world_model/nl_update", {"id": "n", "text": "  "}, "malformed", "'text' is empty"),
 ]
 
 
