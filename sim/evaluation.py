@@ -40,6 +40,7 @@ from l3mp_sim.simulator import Delivery, SimConfig, Simulator
 from l3mp.cli import state_delta
 from l3mp.domain.pddl_domain import Domain
 from l3mp.errors import L3mpError, ProblemError
+from l3mp.files import write_text_atomic
 from l3mp.llm.simulated import Oracle, SimulatedLLM
 from l3mp.llm.types import LLM, TokenLedger
 from l3mp.planning import run_plan, validate_plan
@@ -285,16 +286,23 @@ def _tokens(ledger: TokenLedger) -> dict:
             "calls": len(ledger.calls)}
 
 
-def _load_checkpoint(path: Path, config: EvalConfig, llm_info: dict) -> dict | None:
-    if not path.is_file():
-        return None
+def _read_checkpoint(path: Path) -> dict:
+    """A checkpoint's content; EvaluationError when it cannot be read or is not a checkpoint."""
     try:
         saved = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise EvaluationError(f"cannot read checkpoint {path}: {exc}; move it away to start that variant again") \
             from exc
-    if saved.get("format") != CHECKPOINT_FORMAT:
+    if not isinstance(saved, dict) or saved.get("format") != CHECKPOINT_FORMAT:
         raise EvaluationError(f"{path} is not an evaluation checkpoint ({CHECKPOINT_FORMAT})")
+    return saved
+
+
+def _load_checkpoint(path: Path, config: EvalConfig, llm_info: dict) -> dict | None:
+    """The checkpoint to continue from (None if there is none); EvaluationError if it has other settings."""
+    if not path.is_file():
+        return None
+    saved = _read_checkpoint(path)
     mine = {k: v for k, v in config.to_json().items() if k != "variants"}
     theirs = {k: v for k, v in saved.get("config", {}).items() if k != "variants"}
     if mine != theirs or saved.get("llm", {}).get("name") != llm_info.get("name"):
@@ -306,12 +314,9 @@ def _load_checkpoint(path: Path, config: EvalConfig, llm_info: dict) -> dict | N
 
 def _save_checkpoint(path: Path, config: EvalConfig, llm_info: dict, sim: Simulator, agent: Agent,
                      records: list[dict]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = {"format": CHECKPOINT_FORMAT, "config": config.to_json(), "llm": llm_info, "variant": agent.variant,
             "sim": sim.to_json(), "agent": agent.world.graph.to_json(with_since=False), "records": records}
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomic(path, json.dumps(data) + "\n")
 
 
 def evaluate(
@@ -346,9 +351,8 @@ def evaluate(
     finally:
         if bar is not None:
             bar.close()
-    initial = Simulator(config.sim).initial_graph().to_json(with_since=False)
     meta = {"config": config.to_json(), "llm": llm_info, "seconds_this_session": round(time.time() - started, 1),
-            "initial_truth": initial}
+            "initial_truth": _initial_truth(config)}
     return write_outputs(out_dir, meta, runs)
 
 
@@ -363,9 +367,7 @@ def report_checkpoints(config: EvalConfig, out_dir: Path) -> dict:
         path = checkpoint_path(out_dir, variant)
         if not path.is_file():
             continue
-        saved = json.loads(path.read_text(encoding="utf-8"))
-        if saved.get("format") != CHECKPOINT_FORMAT:
-            raise EvaluationError(f"{path} is not an evaluation checkpoint ({CHECKPOINT_FORMAT})")
+        saved = _read_checkpoint(path)
         if llm_info and saved["llm"].get("name") != llm_info.get("name"):
             raise EvaluationError(f"{path} was made with another LLM ({saved['llm'].get('name')})")
         llm_info = saved["llm"]
@@ -374,15 +376,14 @@ def report_checkpoints(config: EvalConfig, out_dir: Path) -> dict:
         raise EvaluationError(f"no checkpoints of the variants {', '.join(config.variants)} in {out_dir / 'runs'}")
     steps = {v: f"{len(r)} of {config.steps}" for v, r in runs.items()} if any(
         len(r) < config.steps for r in runs.values()) else {}
-    meta = {"config": config.to_json(), "llm": llm_info, "steps_done": steps,
-            "initial_truth": Simulator(config.sim).initial_graph().to_json(with_since=False)}
+    meta = {"config": config.to_json(), "llm": llm_info, "steps_done": steps, "initial_truth": _initial_truth(config)}
     return write_outputs(out_dir, meta, runs)
 
 
+def _initial_truth(config: EvalConfig) -> dict:
+    """The episode's ground truth before its first change (graph JSON), for the results."""
+    return Simulator(config.sim).initial_graph().to_json(with_since=False)
+
+
 def _done_steps(path: Path) -> int:
-    if not path.is_file():
-        return 0
-    try:
-        return len(json.loads(path.read_text(encoding="utf-8")).get("records", []))
-    except (OSError, ValueError):
-        return 0
+    return len(_read_checkpoint(path).get("records", [])) if path.is_file() else 0

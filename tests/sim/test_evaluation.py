@@ -126,6 +126,9 @@ def test_l3mp_eval_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     capsys.readouterr()
     assert main([*argv, "--report-only"]) == 0
     assert "R- 3 of 3, R-_V 1 of 3" in capsys.readouterr().out and (out / "table.md").is_file()
+    checkpoint_path(out, "R-_V").write_text("{")  # a damaged checkpoint is named, for a run and for a report
+    assert main([*argv, "--resume"]) == 1 and "cannot read checkpoint" in capsys.readouterr().err
+    assert main([*argv, "--report-only"]) == 1 and "cannot read checkpoint" in capsys.readouterr().err
     assert main(["eval", "--out", str(tmp_path / "empty"), "--report-only"]) == 1
     assert main(["eval", "--out", str(tmp_path / "x"), "--errors", "oops=1"]) == 1
     capsys.readouterr()
