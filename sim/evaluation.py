@@ -82,7 +82,7 @@ class EvalConfig:
     @property
     def steps(self) -> int:
         """Changes plus tasks."""
-        return self.events + (self.events // self.tasks_every if self.tasks_every else 0)
+        return len(schedule(self))
 
     def to_json(self) -> dict:
         return {"sim": self.sim.to_json(), "events": self.events, "tasks_every": self.tasks_every,
@@ -138,8 +138,7 @@ class Agent:
         self.world = WorldModel(domain)
         self.world.apply(state_delta(domain, self.world.graph, start, replace=True), source="import")
         options: dict[str, Any] = {} if mode == "full" else {"depth": config.depth}
-        retriever = make_retriever(mode, llm=llm, domain=domain, embedder=embedder if mode == "search" else None,
-                                   **options)
+        retriever = make_retriever(mode, llm=llm, domain=domain, embedder=embedder, **options)
         self.updater = NLUpdater(self.world, llm, retriever, verify=verify, max_attempts=config.max_attempts,
                                  variant=variant)
         self.planner = TaskPlanner(self.world, llm, retriever, planner=config.sim.planner,
