@@ -10,12 +10,11 @@ import time
 
 import pytest
 from diagnostic_msgs.msg import DiagnosticArray
-from std_srvs.srv import Trigger
 
 from l3mp.ros.client import Client
 from tests.helpers import F, snapshot
-from tests.llm.scripted_server import ScriptedServer, reply, slow
-from tests.ros.support import make_store
+from tests.llm.scripted_server import reply, slow
+from tests.ros.support import call_trigger, make_store, scripted_llm
 
 FLAKY = "tests.ros.flaky_adapter:make"
 SLOW_S = 5.0
@@ -28,16 +27,9 @@ def changes(*items: tuple[str, str, object, bool]) -> str:
 
 
 @pytest.fixture(scope="module")
-def llm_server():
-    with ScriptedServer() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
 def ros(tmp_path_factory, llm_server):
     store = make_store(tmp_path_factory.mktemp("ros") / "world")
-    llm = {"llm.provider": "compatible", "llm.base_url": llm_server.url, "llm.model": "scripted",
-           "llm.timeout_s": 10.0}
+    llm = scripted_llm(llm_server.url)
     params = {
         "world_model": {"store_path": str(store), "fsync": False, "state_period_s": 0.05, "update.retrieval": "full",
                         "update.max_attempts": 2, "diagnostics_period_s": 0.2, **llm},
@@ -201,13 +193,8 @@ def test_an_execute_request_with_a_bad_plan_gets_an_error(ros):
 def test_services_give_the_state_and_write_a_snapshot(ros):
     for name, check in (("get_state", lambda r: json.loads(r.message)["seq"] == world(ros).last_seq),
                         ("snapshot", lambda r: "snapshot written" in r.message)):
-        client = ros.node.create_client(Trigger, f"/world_model/{name}")
-        assert client.wait_for_service(timeout_sec=10)
-        future = client.call_async(Trigger.Request())
-        deadline = time.monotonic() + 10
-        while not future.done() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert future.result().success and check(future.result())
+        response = call_trigger(ros, f"/world_model/{name}")
+        assert response.success and check(response)
     assert any(p.name.startswith("snapshot-") for p in world(ros).store.path.iterdir())
 
 
@@ -251,13 +238,8 @@ def test_a_running_plan_can_be_cancelled_after_its_current_step(tmp_path):
                 "(move the_robot living_room kitchen)"]
         ros.publish("/executor/execute", {"id": "long", "plan": plan})
         ros.wait("/executor/steps", lambda s: s["plan_id"] == "long")
-        client = ros.node.create_client(Trigger, "/executor/cancel")
-        assert client.wait_for_service(timeout_sec=10)
-        future = client.call_async(Trigger.Request())
-        deadline = time.monotonic() + 10
-        while not future.done() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert future.result().success and "cancelling long" in future.result().message
+        response = call_trigger(ros, "/executor/cancel")
+        assert response.success and "cancelling long" in response.message
         done = ros.result("/executor/result", "long")
         assert not done["ok"] and done["error"]["code"] == "cancelled"
         ran = [s for s in done["steps"] if s["ok"]]

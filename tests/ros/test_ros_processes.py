@@ -14,8 +14,8 @@ from l3mp.ros.client import STACK, Client
 from l3mp.ros.launcher import NodeProcess, random_domain, ros_environment, write_params
 from l3mp.world.model import WorldModel
 from tests.helpers import F, household, household_rules
-from tests.llm.scripted_server import ScriptedServer, reply
-from tests.ros.support import make_store
+from tests.llm.scripted_server import reply
+from tests.ros.support import make_store, scripted_llm
 
 CONFIG = Path(__file__).resolve().parents[2] / "config" / "l3mp.yaml"
 START_S = 60.0
@@ -30,7 +30,7 @@ class Stack:
         self.domain_id = random_domain()
         self.env = ros_environment(self.domain_id, tmp_path / "logs")
         self.store = make_store(tmp_path / "world")
-        llm = {"llm.provider": "compatible", "llm.base_url": llm_url, "llm.model": "scripted", "llm.timeout_s": 10.0}
+        llm = scripted_llm(llm_url)
         self.params = write_params(tmp_path / "params.yaml", {
             "world_model": {"store_path": str(self.store), "fsync": True, "state_period_s": 0.1,
                             "update.retrieval": "full", **llm},
@@ -48,12 +48,6 @@ class Stack:
         for proc in self.procs.values():
             proc.stop(timeout=15)
         self.client.close()
-
-
-@pytest.fixture(scope="module")
-def llm_server():
-    with ScriptedServer() as server:
-        yield server
 
 
 @pytest.fixture(scope="module")
