@@ -35,9 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from l3mp_sim.simulator import Delivery, SimConfig, Simulator
+from l3mp_sim.simulator import Delivery, SimConfig, Simulator, verified_world
 
-from l3mp.cli import state_delta
 from l3mp.domain.pddl_domain import Domain
 from l3mp.errors import L3mpError, ProblemError
 from l3mp.files import write_text_atomic
@@ -49,7 +48,6 @@ from l3mp.planning.pipeline import TaskPlanner
 from l3mp.retrieval import Embedder, make_retriever
 from l3mp.updates import VARIANTS, NLUpdater
 from l3mp.world.graph import WorldGraph
-from l3mp.world.model import WorldModel
 
 CHECKPOINT_FORMAT = "l3mp.eval-run/1"
 
@@ -135,8 +133,7 @@ class Agent:
                  embedder: Embedder | None) -> None:
         mode, verify = VARIANTS[variant]
         self.variant = variant
-        self.world = WorldModel(domain)
-        self.world.apply(state_delta(domain, self.world.graph, start, replace=True), source="import")
+        self.world = verified_world(domain, start)
         options: dict[str, Any] = {} if mode == "full" else {"depth": config.depth}
         retriever = make_retriever(mode, llm=llm, domain=domain, embedder=embedder, **options)
         self.updater = NLUpdater(self.world, llm, retriever, verify=verify, max_attempts=config.max_attempts,

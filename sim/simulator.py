@@ -212,6 +212,13 @@ def task_entities(domain: Domain, graph: WorldGraph, task: Task, depth: int) -> 
     return entities | rooms
 
 
+def verified_world(domain: Domain, graph: WorldGraph) -> WorldModel:
+    """An in-memory `WorldModel` that holds exactly `graph` (imported as one verified record)."""
+    world = WorldModel(domain)
+    world.apply(state_delta(domain, world.graph, graph, replace=True), source="import")
+    return world
+
+
 class Simulator:
     """A seeded household episode: ground truth, events, tasks, and execution of the agent's actions."""
 
@@ -222,9 +229,7 @@ class Simulator:
         perceived = perceive_house(house, mode=config.labels, fraction=config.label_fraction, seed=config.seed)
         self._initial = perceived.house.to_graph()
         self.relabelled = dict(perceived.relabelled)
-        self.truth = WorldModel(self.domain)
-        start = WorldGraph.from_json(state["truth"]) if state else self._initial
-        self.truth.apply(state_delta(self.domain, self.truth.graph, start, replace=True), source="import")
+        self.truth = verified_world(self.domain, WorldGraph.from_json(state["truth"]) if state else self._initial)
         self.words = Words(state["words"] if state else perceived.words)
         self.step = int(state["step"]) if state else 0
         self._executor = GraphExecutor(self.domain, self.truth.graph)

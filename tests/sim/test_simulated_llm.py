@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
-from l3mp_sim.simulator import SimConfig, Simulator
+from l3mp_sim.simulator import SimConfig, Simulator, verified_world
 
 from l3mp.cli import state_delta
 from l3mp.domain import Domain
@@ -34,9 +34,7 @@ def only(kind: str, rate: float = 1.0) -> ErrorModel:
 
 
 def agent_for(sim: Simulator) -> WorldModel:
-    world = WorldModel(household())
-    world.apply(state_delta(household(), world.graph, sim.initial_graph(), replace=True), source="import")
-    return world
+    return verified_world(household(), sim.initial_graph())
 
 
 def told(sim: Simulator, errors: ErrorModel, *, seed: int = 0, verify: bool = True):
