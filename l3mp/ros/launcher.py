@@ -17,6 +17,11 @@ import yaml
 from l3mp.errors import L3mpError
 
 
+def _default_log_dir() -> Path:
+    """Where ROS logs go unless told otherwise: the temporary directory, not the home directory."""
+    return Path(tempfile.gettempdir()) / "l3mp-ros-logs"
+
+
 def random_domain() -> int:
     """A ROS domain id in 1..101 (higher ids need ports above what the DDS port formula allows)."""
     return random.randint(1, 101)
@@ -27,16 +32,15 @@ def ros_environment(domain_id: int, log_dir: Path | None = None) -> dict[str, st
     from l3mp.ros.main import prepare_environment
 
     prepare_environment()
-    logs = log_dir or Path(tempfile.gettempdir()) / "l3mp-ros-logs"
     return {**os.environ, "ROS_DOMAIN_ID": str(domain_id), "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST",
-            "ROS_LOG_DIR": str(logs), "PYTHONUNBUFFERED": "1"}
+            "ROS_LOG_DIR": str(log_dir or _default_log_dir()), "PYTHONUNBUFFERED": "1"}
 
 
-def use_loopback(log_dir: Path | None = None) -> None:
+def use_loopback() -> None:
     """Keep this process's own ROS traffic on loopback (DDS multicasts on the real interface otherwise) and its ROS
     logs out of the home directory, unless the environment already says otherwise."""
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-    os.environ.setdefault("ROS_LOG_DIR", str(log_dir or Path(tempfile.gettempdir()) / "l3mp-ros-logs"))
+    os.environ.setdefault("ROS_LOG_DIR", str(_default_log_dir()))
 
 
 def write_params(path: Path, params: dict[str, dict]) -> Path:

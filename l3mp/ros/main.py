@@ -45,7 +45,7 @@ def node_factory(name: str) -> Callable[[], Any]:
 
 
 def run_nodes(names: Sequence[str], argv: Sequence[str]) -> int:
-    """Start the named nodes in this process with ROS arguments `argv`, spin them on a multi-threaded executor
+    """Start the named nodes in this process with ROS arguments `argv`, spin them on one executor thread
     until SIGINT or SIGTERM, then close them (flushing the store, releasing the LLM). 0, or 1 if a node cannot
     start (the reason on stderr)."""
     prepare_environment()
