@@ -13,17 +13,12 @@ from l3mp_sim.report import PAPER_TABLE
 from l3mp_sim.simulator import SimConfig
 
 from l3mp.cli import main
-from l3mp.domain import Domain
-from l3mp.domain.paths import domain_path
 from l3mp.domain.triplets import fact_from_triplet
 from l3mp.llm.simulated import ErrorModel, SimulatedLLM
 from l3mp.updates import VARIANTS
+from tests.helpers import household
 
 PNG = b"\x89PNG\r\n\x1a\n"
-
-
-def household() -> Domain:
-    return Domain.from_file(domain_path("household"))
 
 
 def test_short_episode_for_all_six_variants(tmp_path: Path) -> None:

@@ -3,14 +3,10 @@ path, each documented error kind, token accounting, determinism."""
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 from l3mp_sim.simulator import SimConfig, Simulator, verified_world
 
 from l3mp.cli import state_delta
-from l3mp.domain import Domain
-from l3mp.domain.paths import domain_path
 from l3mp.domain.triplets import Fact
 from l3mp.errors import LLMError, LLMOutputError
 from l3mp.llm.client import count_message_tokens
@@ -20,11 +16,7 @@ from l3mp.retrieval import EntitySelectionRetriever, FullRetriever
 from l3mp.updates import NLUpdater
 from l3mp.world.delta import Delta
 from l3mp.world.model import WorldModel
-
-
-@cache
-def household() -> Domain:
-    return Domain.from_file(domain_path("household"))
+from tests.helpers import household
 
 
 def only(kind: str, rate: float = 1.0) -> ErrorModel:
