@@ -204,8 +204,7 @@ def task_entities(domain: Domain, graph: WorldGraph, task: Task, depth: int) -> 
     domain constants' facts); and the room of each of them (acting on a thing needs its room). `build_problem`
     adds every entity of a type the goal quantifies over, with its neighbours."""
     seeds = {a for lit in task.literals for a in lit.args if graph.has_entity(a)} | set(task.mentions)
-    seeds |= {e for type_ in TOOLS.get(task.kind, ()) for e in graph.entities()
-              if domain.is_subtype(graph.entity_type(e) or "", type_)}
+    seeds |= {e for type_ in TOOLS.get(task.kind, ()) for e in HouseState(graph, domain).of_type(type_)}
     entities, _ = expand(graph, (*sorted(seeds), *domain.constants), depth)
     entities |= always_needed(graph, domain)[0]
     rooms = {f.args[1] for e in entities for f in graph.facts_of(e) if f.predicate == "in_room" and f.args[0] == e}
