@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from l3mp.errors import L3mpError
+from l3mp.updates import VARIANTS
 
 if TYPE_CHECKING:
     from l3mp.cli import Context
@@ -21,7 +22,7 @@ def add_eval_parser(command) -> None:
     p = command("eval", cmd_eval, "run the paper's text-household experiment for the agent variants (Table I, "
                 "Figs 2-4)")
     p.add_argument("--out", required=True, metavar="DIR", help="where results, table, figures and checkpoints go")
-    p.add_argument("--variants", default="R-,R-_V,R+,R+_V,R^S,R^S_V", metavar="V,...",
+    p.add_argument("--variants", default=",".join(VARIANTS), metavar="V,...",
                    help="comma-separated agent variants (default: all six)")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="episode seed (house, events, tasks)")
     p.add_argument("--events", type=int, default=40, metavar="N", help="state changes (default 40)")
