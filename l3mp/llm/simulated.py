@@ -214,13 +214,13 @@ class SimulatedLLM:
         chosen: list[str] = []
         for entity, words in oracle.mentions.items():
             wanted = _words(words)
-            scored = sorted(((len(wanted & _words(n.replace("_", " ") + " " + label)), n)
-                             for n, (_, label) in prompt.entities.items()), reverse=True)
-            if entity in prompt.entities and len(wanted & _words(entity.replace("_", " ") + " "
-                                                                  + prompt.entities[entity][1])) > 0:
+            if entity in prompt.entities and _overlap(wanted, entity, prompt.entities[entity][1]):
                 chosen.append(entity)
-            elif scored and scored[0][0] > 0:
-                chosen.append(scored[0][1])
+                continue
+            score, best = max(((_overlap(wanted, n, label), n) for n, (_, label) in prompt.entities.items()),
+                              default=(0, ""))
+            if score:
+                chosen.append(best)
         free = "enum" not in schema["properties"]["entities"]["items"]
         return {"entities": draw.corrupt_names(list(dict.fromkeys(chosen)), prompt, free=free)}
 
@@ -393,6 +393,11 @@ def _span(text: str, phrases: list[str]) -> str:
 
 def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower())) - _STOP
+
+
+def _overlap(wanted: set[str], name: str, label: str) -> int:
+    """How many of the `wanted` words an entity's name and label hold."""
+    return len(wanted & _words(name.replace("_", " ") + " " + label))
 
 
 def _change(fact: Fact, now_true: bool) -> dict:
