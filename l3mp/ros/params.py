@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from l3mp.errors import FormatError
 from l3mp.llm.settings import LLMSettings
 
 
@@ -97,3 +98,12 @@ def llm_settings(values: dict[str, Any]) -> LLMSettings:
         if name.startswith("llm."):
             params[name.removeprefix("llm.")] = None if value == "" else value
     return LLMSettings.from_sources(params=params)
+
+
+def check_retrieval(mode: str, where: str) -> None:
+    """FormatError, saying `where` the value came from, unless `mode` is a retrieval mode or its paper name."""
+    from l3mp.retrieval import ALIASES, MODES
+
+    if mode not in MODES and mode not in ALIASES:
+        raise FormatError(f"unknown retrieval {mode!r} in {where}; valid: {', '.join(MODES)} "
+                          f"(or the paper's {', '.join(ALIASES)})")

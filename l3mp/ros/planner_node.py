@@ -13,7 +13,7 @@ from l3mp.ros import messages as m
 from l3mp.ros.base import L3mpNode
 from l3mp.ros.follow import Follower
 from l3mp.ros.health import LazyLLM, age
-from l3mp.ros.params import PLANNER, llm_settings
+from l3mp.ros.params import PLANNER, check_retrieval, llm_settings
 from l3mp.ros.replica import Replica
 from l3mp.ros.worker import Worker
 
@@ -31,6 +31,7 @@ class PlannerNode(L3mpNode):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("planner", PLANNER, results_topic=f"~/{m.PLAN}", **kwargs)
         p = self.params
+        check_retrieval(p["retrieval"], "parameter retrieval")
         self.llm = LazyLLM(llm_settings(p))
         self._retrievers: dict[str, Any] = {}
         self.replica = Replica(self.domain, self.rules)
@@ -49,7 +50,8 @@ class PlannerNode(L3mpNode):
             request = m.request_object(msg.data, max_bytes=self.params["limits.max_message_bytes"], text_key="task")
             ident = m.request_id(request, m.TASK)
             m.take(request, TASK_KEYS, ("task",))
-            self._check_retrieval(request.get("retrieval", self.params["retrieval"]))
+            if "retrieval" in request:
+                check_retrieval(request["retrieval"], "the request")
         except FormatError as exc:
             self.publish_result(m.error(m.PLAN, ident, "malformed", str(exc)))
             return
@@ -100,13 +102,6 @@ class PlannerNode(L3mpNode):
             options = {} if mode in ("full", "R-") else {"depth": self.params["retrieval_depth"]}
             self._retrievers[key] = make_retriever(mode, llm=llm, domain=self.domain, **options)
         return self._retrievers[key]
-
-    @staticmethod
-    def _check_retrieval(mode: str) -> None:
-        from l3mp.retrieval import ALIASES, MODES
-
-        if mode not in MODES and mode not in ALIASES:
-            raise FormatError(f"unknown retrieval {mode!r}; valid: {', '.join(MODES)}")
 
     def _say(self, ident: str, status: str, **fields: Any) -> None:
         self._status.publish(String(data=m.dumps({"id": ident, "status": status, "time": time.time(), **fields})))

@@ -17,7 +17,7 @@ from l3mp.errors import FormatError, LLMError, StoreError
 from l3mp.ros import messages as m
 from l3mp.ros.base import L3mpNode
 from l3mp.ros.health import ERROR, LazyLLM, age, store_writable
-from l3mp.ros.params import WORLD_MODEL, llm_settings
+from l3mp.ros.params import WORLD_MODEL, check_retrieval, llm_settings
 from l3mp.ros.replica import Replica, state_message
 from l3mp.ros.worker import Worker
 from l3mp.world.delta import Delta
@@ -39,6 +39,7 @@ class WorldModelNode(L3mpNode):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("world_model", WORLD_MODEL, results_topic=f"~/{m.RESULTS}", **kwargs)
         p = self.params
+        check_retrieval(p["update.retrieval"], "parameter update.retrieval")
         self.store_path = default_store_path(p["store_path"])
         self._lock = threading.Lock()
         self.world = WorldModel.open(self.domain, self.store_path, rules=self.rules, fsync=p["fsync"],

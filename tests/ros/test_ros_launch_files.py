@@ -185,3 +185,21 @@ def test_a_parameter_of_the_wrong_type_stops_the_bringup_with_a_clear_message(tm
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 1
     assert "cannot start planner" in run.stderr and "'timeout_s'" in run.stderr and "DOUBLE" in run.stderr
+
+
+@pytest.mark.parametrize(("name", "param"), [("planner", "retrieval"), ("world_model", "update.retrieval")])
+def test_an_unknown_retrieval_parameter_stops_the_node_at_start(name, param, tmp_path):
+    from l3mp.errors import FormatError
+
+    store = tmp_path / "world"
+    overrides = [Parameter(param, value="psychic")]
+    if name == "world_model":
+        overrides.append(Parameter("store_path", value=str(store)))
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    try:
+        with pytest.raises(FormatError, match=f"unknown retrieval 'psychic' in parameter {param}"):
+            node_factory(name)(context=context, parameter_overrides=overrides)
+        assert not store.exists()
+    finally:
+        rclpy.try_shutdown(context=context)
