@@ -154,8 +154,11 @@ class WorldModelNode(L3mpNode):
             m.take(request, {"id": str, "kind": str, "entity": str, "predicate": str, "type": str}, ("kind",))
             with self._lock:
                 answer = self._answer(request)
-        except (FormatError, StoreError) as exc:
+        except FormatError as exc:
             self.publish_result(m.error(m.QUERY, ident, "malformed", str(exc)))
+            return
+        except StoreError as exc:  # a history query reads the journal
+            self.publish_result(m.error(m.QUERY, ident, "store", str(exc)))
             return
         self.publish_result(m.result(m.QUERY, ident, True, seq=self.world.last_seq, **answer))
 
