@@ -40,9 +40,8 @@ class L3mpNode(Node):
         """Publish a result message; failed requests are also logged."""
         if not payload["ok"]:
             self.rejected += 1
-            error = payload.get("error") or {}
-            self.get_logger().warning(f"{payload['kind']} {payload['id']} failed: {error.get('code', 'failed')}: "
-                                      f"{error.get('message', payload.get('reason', ''))}")
+            error = payload["error"]  # failed results are made by messages.error
+            self.get_logger().warning(f"{payload['kind']} {payload['id']} failed: {error['code']}: {error['message']}")
         self._results.publish(String(data=messages.dumps(payload)))
 
     def guarded(self, kind: str, handle: Callable[[String], None]) -> Callable[[String], None]:
