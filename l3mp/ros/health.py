@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from l3mp.errors import LLMError
 from l3mp.llm.client import ChatLLM
 from l3mp.llm.settings import LLMSettings
 
@@ -34,7 +35,6 @@ class LazyLLM:
 
     def get(self) -> ChatLLM:
         """The LLM, starting it if needed; LLMError (e.g. LLMUnavailable) if it cannot start."""
-        from l3mp.errors import LLMError
         from l3mp.llm.factory import make_llm
 
         with self._lock:

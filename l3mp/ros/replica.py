@@ -10,6 +10,7 @@ from typing import Any
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.errors import FormatError, StoreError
+from l3mp.ros.messages import STATE_FORMAT
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import Observation, Outcome, Update, WorldModel
 from l3mp.world.record import ChangeRecord
@@ -148,8 +149,6 @@ class Replica(WorldModel):
 
 def state_message(world: WorldModel, *, origin: str) -> dict[str, Any]:
     """The ``l3mp.state/1`` message of a world model (call it while no one changes the model)."""
-    from l3mp.ros.messages import STATE_FORMAT
-
     domain = world.domain
     return {"format": STATE_FORMAT, "seq": world.last_seq, "origin": origin, "domain": domain.name,
             "domain_sha256": domain.sha256, "graph": world.graph.to_json()}
