@@ -51,7 +51,7 @@ class L3mpNode(Node):
                 handle(msg)
             except Exception as exc:  # a bug must cost one request, not the node
                 self.get_logger().error(f"{kind}: internal error: {type(exc).__name__}: {exc}")
-                self.publish_result(messages.error(kind, messages.request_id(None, kind), "internal",
+                self.publish_result(messages.error(kind, messages.new_id(kind), "internal",
                                                    f"{type(exc).__name__}: {exc}"))
         return callback
 

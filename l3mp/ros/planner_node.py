@@ -45,7 +45,7 @@ class PlannerNode(L3mpNode):
                              failed=self.job_failed(m.PLAN), idle=self.follower.poll)
 
     def _on_task(self, msg: String) -> None:
-        ident = m.request_id(None, m.TASK)
+        ident = m.new_id(m.TASK)
         try:
             request = m.request_object(msg.data, max_bytes=self.params["limits.max_message_bytes"], text_key="task")
             ident = m.request_id(request, m.TASK)

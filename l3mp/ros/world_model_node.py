@@ -82,7 +82,7 @@ class WorldModelNode(L3mpNode):
                 raise FormatError(f"{triplets} triplets in one message; limits.max_batch_triplets is "
                                   f"{self.params['limits.max_batch_triplets']}")
         except FormatError as exc:
-            self.publish_result(m.error(m.PERCEPTION, m.request_id(None, m.PERCEPTION), "malformed", str(exc)))
+            self.publish_result(m.error(m.PERCEPTION, m.new_id(m.PERCEPTION), "malformed", str(exc)))
             return
         ident = next((o.observation_id for o in observations if o.observation_id), m.new_id(m.PERCEPTION))
         try:
@@ -106,7 +106,7 @@ class WorldModelNode(L3mpNode):
 
     # ---- deltas ----------------------------------------------------------------------------
     def _on_apply(self, msg: String) -> None:
-        ident = m.request_id(None, m.APPLY)
+        ident = m.new_id(m.APPLY)
         try:
             request = m.request_object(msg.data, max_bytes=self.params["limits.max_message_bytes"], text_key="delta")
             ident = m.request_id(request, m.APPLY)
@@ -147,7 +147,7 @@ class WorldModelNode(L3mpNode):
 
     # ---- queries ---------------------------------------------------------------------------
     def _on_query(self, msg: String) -> None:
-        ident = m.request_id(None, m.QUERY)
+        ident = m.new_id(m.QUERY)
         try:
             request = m.request_object(msg.data, max_bytes=self.params["limits.max_message_bytes"], text_key="kind")
             ident = m.request_id(request, m.QUERY)
@@ -186,7 +186,7 @@ class WorldModelNode(L3mpNode):
 
     # ---- natural-language updates -------------------------------------------------------------
     def _on_nl_update(self, msg: String) -> None:
-        ident = m.request_id(None, m.NL_UPDATE)
+        ident = m.new_id(m.NL_UPDATE)
         try:
             request = m.request_object(msg.data, max_bytes=self.params["limits.max_message_bytes"], text_key="text")
             ident = m.request_id(request, m.NL_UPDATE)
