@@ -43,7 +43,7 @@ from l3mp.files import write_text_atomic
 from l3mp.llm.simulated import Oracle, SimulatedLLM
 from l3mp.llm.types import LLM, TokenLedger
 from l3mp.planning import run_plan, validate_plan
-from l3mp.planning.goal import parse_goal
+from l3mp.planning.goal import same_goal
 from l3mp.planning.pipeline import TaskPlanner
 from l3mp.retrieval import Embedder, make_retriever
 from l3mp.updates import VARIANTS, NLUpdater
@@ -239,12 +239,11 @@ def _task(sim: Simulator, agent: Agent, llm: LLM) -> dict:
 
 # ---- helpers ---------------------------------------------------------------------------------
 def _same_goal(sim: Simulator, goal: str | None, gold: str) -> bool:
-    """Whether the agent's goal is the gold goal (both in the normal form of `parse_goal`)."""
+    """Whether the agent's goal is the gold goal (`same_goal`: conjunct order and variable names aside)."""
     if goal is None:
         return False
     try:
-        graph = sim.truth.graph
-        return parse_goal(sim.domain, goal, graph=graph) == parse_goal(sim.domain, gold, graph=graph)
+        return same_goal(sim.domain, sim.truth.graph, goal, gold)
     except ProblemError:
         return False
 

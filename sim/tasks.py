@@ -15,7 +15,7 @@ from l3mp_sim.events import Draw, place_words, target_fact
 from l3mp_sim.language import Words, capitalize
 from l3mp_sim.state import HouseState
 
-from l3mp.planning.goal import Literal
+from l3mp.planning.goal import Literal, assemble_goal
 
 HOMES = {"book": ("shelf",), "dish": ("cupboard", "dishwasher"), "food": ("fridge", "cupboard"),
          "drink": ("fridge", "table"), "phone": ("table",)}
@@ -36,7 +36,7 @@ class Task:
 
     @property
     def goal_pddl(self) -> str:
-        return "(and " + " ".join(lit.to_pddl() for lit in self.literals) + ")"
+        return assemble_goal(self.literals)
 
     def to_json(self) -> dict:
         return {"task_kind": self.kind, "text": self.text, "goal": self.goal_pddl, "mentions": self.mentions}

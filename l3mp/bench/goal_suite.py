@@ -5,7 +5,6 @@ It calls the configured LLM (by default the embedded local model: slow, ~5-40 s 
 
 from __future__ import annotations
 
-import re
 import statistics
 import time
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ from l3mp.domain.paths import domain_path
 from l3mp.domain.pddl_domain import Domain
 from l3mp.errors import L3mpError
 from l3mp.llm.types import LLM, TokenLedger
-from l3mp.planning.goal import GoalGenerator, parse_goal
+from l3mp.planning.goal import GoalGenerator, same_goal
 from l3mp.planning.planner import plan
 from l3mp.planning.problem import full_state_problem
 from l3mp.planning.validate import validate_plan
@@ -103,42 +102,13 @@ def judge(domain: Domain, graph: WorldGraph, llm: LLM, task: GoalTask, *, exampl
     seconds = time.perf_counter() - start
     if result.goal_pddl is None:
         return Judged(task, None, False, False, seconds, f"no goal: {result.reason}")
-    exact = _conjuncts(domain, graph, result.goal_pddl) == _conjuncts(domain, graph, task.gold)
+    exact = same_goal(domain, graph, result.goal_pddl, task.gold)
     outcome = plan(full_state_problem(domain, graph, result.goal_pddl), timeout_s=60)
     if not outcome.solved:
         return Judged(task, result.goal_pddl, exact, False, seconds, f"no plan for it: {outcome.message}")
     check = validate_plan(domain, graph, outcome.plan, task.gold)
     why = "its plan reaches the gold goal" if check.valid else f"its plan misses the gold goal: {check.message}"
     return Judged(task, result.goal_pddl, exact, check.valid, seconds, why)
-
-
-def _conjuncts(domain: Domain, graph: WorldGraph, goal: str) -> frozenset[str]:
-    """The goal's top-level conjuncts in normal form (variable names aside), for an exact comparison."""
-    normal = parse_goal(domain, goal, graph=graph)
-    parts = _split_and(normal)
-    return frozenset(_rename_variables(p) for p in parts)
-
-
-def _split_and(text: str) -> list[str]:
-    text = text.strip()
-    if not text.startswith("(and "):
-        return [text]
-    parts, depth, start = [], 0, None
-    for i, char in enumerate(text[5:-1], 5):
-        if char == "(":
-            depth += 1
-            if depth == 1:
-                start = i
-        elif char == ")":
-            depth -= 1
-            if depth == 0 and start is not None:
-                parts.extend(_split_and(text[start:i + 1]))
-    return parts
-
-
-def _rename_variables(text: str) -> str:
-    names: dict[str, str] = {}
-    return re.sub(r"\?[^\s()]+", lambda m: names.setdefault(m.group(0), f"?v{len(names)}"), text)
 
 
 def _metrics(tag: str, judged: list[Judged], llm_name: str) -> Iterator[Metric]:

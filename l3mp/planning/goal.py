@@ -103,6 +103,40 @@ def parse_goal(domain: Domain, text: str, *, graph: WorldGraph) -> str:
     return pddl(em.And(problem.goals)) if len(problem.goals) != 1 else pddl(problem.goals[0])
 
 
+def same_goal(domain: Domain, graph: WorldGraph, goal: str, other: str) -> bool:
+    """Whether two goals are the same: equal sets of top-level conjuncts in `parse_goal`'s normal form, whatever
+    their order and the names of their quantified variables. Raises ProblemError if either does not parse."""
+    return _conjuncts(parse_goal(domain, goal, graph=graph)) == _conjuncts(parse_goal(domain, other, graph=graph))
+
+
+def _conjuncts(normal: str) -> frozenset[str]:
+    return frozenset(_rename_variables(part) for part in _split_and(normal))
+
+
+def _split_and(text: str) -> list[str]:
+    """The conjuncts of a PDDL formula, nested ``and`` flattened (a formula that is no ``and``: itself)."""
+    text = text.strip()
+    if not text.startswith("(and "):
+        return [text]
+    parts, depth, start = [], 0, None
+    for i, char in enumerate(text[5:-1], 5):
+        if char == "(":
+            depth += 1
+            if depth == 1:
+                start = i
+        elif char == ")":
+            depth -= 1
+            if depth == 0 and start is not None:
+                parts.extend(_split_and(text[start:i + 1]))
+    return parts
+
+
+def _rename_variables(text: str) -> str:
+    """Quantified variables renamed ``?v0``, ``?v1``, ... in the order they appear."""
+    names: dict[str, str] = {}
+    return re.sub(r"\?[^\s()]+", lambda m: names.setdefault(m.group(0), f"?v{len(names)}"), text)
+
+
 class GoalGenerator:
     """Asks the LLM for typed goal literals (one schema variant per predicate), then checks and assembles them.
 
@@ -129,7 +163,7 @@ class GoalGenerator:
             if not problems:
                 literals, problems, note = self._check(data, graph, context)
             if not problems:
-                goal = _assemble(literals)
+                goal = assemble_goal(literals)
                 problems = self._verify(goal, graph, retrieved)
             attempts.append(GoalAttempt(number, answer, [lit.to_pddl() for lit in literals], problems))
             if goal is not None and not problems:
@@ -339,7 +373,8 @@ def _contradictions(literals: list[Literal], graph: WorldGraph, domain: Domain) 
     return out
 
 
-def _assemble(literals: list[Literal]) -> str:
+def assemble_goal(literals: Sequence[Literal]) -> str:
+    """The PDDL conjunction of `literals` (a wildcard argument becomes ``forall``)."""
     return "(and " + " ".join(lit.to_pddl() for lit in literals) + ")"
 
 

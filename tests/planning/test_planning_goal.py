@@ -15,7 +15,7 @@ from l3mp.domain.triplets import Fact
 from l3mp.errors import DomainError, ProblemError
 from l3mp.llm.client import ChatLLM
 from l3mp.llm.types import TokenLedger
-from l3mp.planning.goal import GoalGenerator, goal_example_text, parse_goal
+from l3mp.planning.goal import GoalGenerator, goal_example_text, parse_goal, same_goal
 from l3mp.planning.pipeline import TaskPlanner
 from l3mp.retrieval import FullRetriever
 from l3mp.world.graph import WorldGraph
@@ -130,6 +130,20 @@ def test_parse_goal_checks_a_given_goal_without_an_llm():
         parse_goal(household(), "(and (light_on lamp9))", graph=graph)
     with pytest.raises(ProblemError, match="needs a surface"):
         parse_goal(household(), "(on book1 fridge1)", graph=graph)
+
+
+def test_same_goal_ignores_conjunct_order_nesting_and_variable_names_but_not_content():
+    graph, domain = house_model().graph, household()
+    swapped = "(and (forall (?f - faucet) (not (faucet_on ?f))) (forall (?l - light) (not (light_on ?l))))"
+    assert same_goal(domain, graph, ALL_OFF, swapped)
+    assert same_goal(domain, graph, "(and (on book1 shelf1) (not (dirty mug1)))",
+                     "(and (not (dirty mug1)) (and (on book1 shelf1)))")
+    assert same_goal(domain, graph, "(on book1 shelf1)", "(and (on book1 shelf1))")
+    assert not same_goal(domain, graph, "(and (on book1 shelf1) (not (dirty mug1)))", "(on book1 shelf1)")
+    assert not same_goal(domain, graph, "(not (dirty mug1))", "(dirty mug1)")
+    assert not same_goal(domain, graph, ALL_OFF, "(forall (?l - light) (not (light_on ?l)))")
+    with pytest.raises(ProblemError, match="unknown object 'lamp9'"):
+        same_goal(domain, graph, "(light_on lamp9)", "(on book1 shelf1)")
 
 
 def test_the_domains_worked_goal_examples_are_in_the_fixed_part_of_the_prompt(server):
