@@ -24,7 +24,7 @@ from l3mp.domain import Domain, Fact, RuleSet
 from l3mp.domain.paths import DEFAULT_DOMAIN, domain_path
 from l3mp.domain.triplets import WORLD, fact_to_triplet
 from l3mp.errors import DeltaRejected, DomainError, FormatError, L3mpError, ProblemError
-from l3mp.world.delta import Delta, EntitySpec
+from l3mp.world.delta import Delta, state_delta
 from l3mp.world.graph import WorldGraph
 from l3mp.world.history import FactStory
 from l3mp.world.model import Observation, WorldModel
@@ -547,31 +547,6 @@ def read_state(domain: Domain, path: str) -> WorldGraph:
     if suffix == ".json":
         return WorldGraph.from_json(read_json(path))
     raise UsageError(f"cannot tell what {path} holds: name a PDDL problem *.pddl or a graph JSON *.json")
-
-
-def state_delta(domain: Domain, current: WorldGraph, target: WorldGraph, *, replace: bool) -> Delta:
-    """The delta from `current` to `target`'s state.
-
-    With `replace` the result holds exactly `target` (other entities are removed, domain
-    constants excepted); otherwise `target` decides only the facts among its own entities,
-    and everything else in `current` stays.
-    """
-    wanted = set(target.facts())
-    have = set(current.facts())
-    scope = have if replace else current.facts_within(target.entities())
-    gone = [n for n in current.entities() if not target.has_entity(n) and n not in domain.constants] if replace else []
-    return Delta(
-        remove=tuple(sorted(scope - wanted)),
-        add=tuple(sorted(wanted - have)),
-        entities={n: entity_spec(target, n) for n in target.entities()
-                  if current.entity_type(n) != target.entity_type(n)},
-        remove_entities=tuple(sorted(gone)),
-    )
-
-
-def entity_spec(graph: WorldGraph, name: str) -> EntitySpec:
-    attrs = graph.entity_attrs(name)
-    return EntitySpec(attrs["type"], attrs.get("label"), attrs.get("description"))
 
 
 def select(graph: WorldGraph, seeds: list[str], depth: int) -> set[str] | None:

@@ -17,7 +17,7 @@ from l3mp.domain import Domain, Fact, RuleSet
 from l3mp.domain.paths import domain_path
 from l3mp.errors import L3mpError
 from l3mp.render import render_graph
-from l3mp.world.delta import Delta
+from l3mp.world.delta import Delta, state_delta
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import Observation, WorldModel
 
@@ -113,7 +113,7 @@ def import_house(s: Session) -> None:
     s.command(f"init --house {s.seed}")
     s.open()
     house = cli.house_graph(s.seed)
-    record = s.world.apply(cli.state_delta(s.domain, s.graph, house, replace=True), source="import",
+    record = s.world.apply(state_delta(s.domain, s.graph, house, replace=True), source="import",
                            input=f"generated house seed={s.seed} scale=1.0")
     _expect(record is not None and not s.world.verifier.check_state(s.graph), "the imported house does not verify")
     s.import_seq = record.seq

@@ -24,7 +24,6 @@ from l3mp_sim.state import HouseState
 from l3mp_sim.tasks import TOOLS, Task, draw_task
 from unified_planning.io import PDDLWriter
 
-from l3mp.cli import state_delta
 from l3mp.domain.paths import domain_path
 from l3mp.domain.pddl_domain import Domain
 from l3mp.errors import DeltaRejected, L3mpError
@@ -38,7 +37,7 @@ from l3mp.planning import (
     validate_plan,
 )
 from l3mp.retrieval.context import always_needed, expand
-from l3mp.world.delta import Delta
+from l3mp.world.delta import Delta, state_delta
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import Observation, WorldModel
 

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from l3mp.bench.runner import Metric, error_metric, percentile, register
-from l3mp.cli import house_graph, state_delta
+from l3mp.cli import house_graph
 from l3mp.domain.paths import domain_path
 from l3mp.domain.pddl_domain import Domain
 from l3mp.planning.execute import ActionEffects
+from l3mp.world.delta import state_delta
 from l3mp.world.model import WorldModel
 
 SEED = 7

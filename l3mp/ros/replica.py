@@ -11,6 +11,7 @@ from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.errors import FormatError, StoreError
 from l3mp.ros.messages import STATE_FORMAT
+from l3mp.world.delta import state_delta
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import Observation, Outcome, Update, WorldModel
 from l3mp.world.record import ChangeRecord
@@ -102,8 +103,6 @@ class Replica(WorldModel):
 
     # ---- internals ---------------------------------------------------------------------
     def _load_state(self, state: object) -> None:
-        from l3mp.cli import state_delta
-
         if not isinstance(state, dict) or not isinstance(state.get("seq"), int) or "graph" not in state:
             raise FormatError("a state message must be a JSON object with integer 'seq' and 'graph'")
         if state.get("domain_sha256") != self.domain.sha256:

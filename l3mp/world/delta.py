@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from l3mp.domain.triplets import Fact, fact_from_triplet, fact_to_triplet
 from l3mp.errors import FormatError
+
+if TYPE_CHECKING:
+    from l3mp.domain.pddl_domain import Domain
+    from l3mp.world.graph import WorldGraph
 
 _KEYS = {"remove", "add", "entities", "remove_entities"}
 _ENTITY_KEYS = {"type", "label", "description"}
@@ -101,3 +106,29 @@ def _names(raw: object, key: str) -> tuple[str, ...]:
     if not isinstance(raw, list) or not all(isinstance(n, str) and n for n in raw):
         raise FormatError(f"'{key}' must be a list of entity names")
     return tuple(n.lower() for n in raw)
+
+
+def state_delta(domain: Domain, current: WorldGraph, target: WorldGraph, *, replace: bool) -> Delta:
+    """The delta from `current` to `target`'s state.
+
+    With `replace` the result holds exactly `target` (other entities are removed, domain
+    constants excepted); otherwise `target` decides only the facts among its own entities,
+    and everything else in `current` stays.
+    """
+    wanted = set(target.facts())
+    have = set(current.facts())
+    scope = have if replace else current.facts_within(target.entities())
+    gone = [n for n in current.entities() if not target.has_entity(n) and n not in domain.constants] if replace else []
+    return Delta(
+        remove=tuple(sorted(scope - wanted)),
+        add=tuple(sorted(wanted - have)),
+        entities={n: entity_spec(target, n) for n in target.entities()
+                  if current.entity_type(n) != target.entity_type(n)},
+        remove_entities=tuple(sorted(gone)),
+    )
+
+
+def entity_spec(graph: WorldGraph, name: str) -> EntitySpec:
+    """How `graph` declares entity `name` (type, label, description)."""
+    attrs = graph.entity_attrs(name)
+    return EntitySpec(attrs["type"], attrs.get("label"), attrs.get("description"))

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from l3mp_sim.simulator import SimConfig, Simulator, verified_world
 
-from l3mp.cli import state_delta
 from l3mp.domain.triplets import Fact
 from l3mp.errors import LLMError, LLMOutputError
 from l3mp.llm.client import count_message_tokens
@@ -14,7 +13,7 @@ from l3mp.llm.simulated import ERROR_KINDS, ErrorModel, Oracle, SimulatedLLM
 from l3mp.llm.types import TokenLedger
 from l3mp.retrieval import EntitySelectionRetriever, FullRetriever
 from l3mp.updates import NLUpdater
-from l3mp.world.delta import Delta
+from l3mp.world.delta import Delta, state_delta
 from l3mp.world.model import WorldModel
 from tests.helpers import household
 
