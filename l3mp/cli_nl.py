@@ -59,8 +59,7 @@ def cmd_update(ctx: Context) -> int:
     llm = make_llm(settings)
     try:
         with ctx.open() as world:
-            options = {} if mode == "full" else {"depth": args.depth}
-            retriever = make_retriever(mode, llm=llm, domain=world.domain, **options)
+            retriever = make_retriever(mode, llm=llm, domain=world.domain, depth=args.depth)
             updater = NLUpdater(world, llm, retriever, verify=verify, max_attempts=args.max_attempts,
                                 max_delta_size=args.max_delta)
             result = updater.update(args.text, ref=args.ref)

@@ -139,8 +139,7 @@ def _planner(args: argparse.Namespace, world, llm):
     from l3mp.planning.pipeline import TaskPlanner
     from l3mp.retrieval import make_retriever
 
-    depth = {} if args.retrieval == "full" else {"depth": args.depth}
-    retriever = make_retriever(args.retrieval, llm=llm, domain=world.domain, **depth)
+    retriever = make_retriever(args.retrieval, llm=llm, domain=world.domain, depth=args.depth)
     options = {} if args.memory_limit is None else {"memory_limit_mb": args.memory_limit}
     if options and args.planner != "lapkt":
         raise UsageError("--memory-limit applies to the lapkt planner only")

@@ -134,8 +134,7 @@ class Agent:
         mode, verify = VARIANTS[variant]
         self.variant = variant
         self.world = verified_world(domain, start)
-        options: dict[str, Any] = {} if mode == "full" else {"depth": config.depth}
-        retriever = make_retriever(mode, llm=llm, domain=domain, embedder=embedder, **options)
+        retriever = make_retriever(mode, llm=llm, domain=domain, embedder=embedder, depth=config.depth)
         self.updater = NLUpdater(self.world, llm, retriever, verify=verify, max_attempts=config.max_attempts,
                                  variant=variant)
         self.planner = TaskPlanner(self.world, llm, retriever, planner=config.sim.planner,

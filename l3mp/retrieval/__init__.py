@@ -26,9 +26,12 @@ def make_retriever(
     llm: LLM | None,
     domain: Domain,
     embedder: Embedder | None = None,
+    depth: int | None = None,
     **options: Any,
 ) -> Retriever:
-    """A retriever of `mode` (or its paper name); `options` go to its constructor (e.g. ``depth``, ``cutoff``)."""
+    """A retriever of `mode` (or its paper name). `depth` is the fact depth around the retrieved entities (None:
+    the retriever's default); the full graph has no such depth, so ``full`` ignores it, and callers can pass their
+    configured depth whatever the mode. Other `options` go to the constructor (e.g. ``cutoff``)."""
     mode = ALIASES.get(mode, mode)
     if mode not in MODES:
         raise ValueError(f"unknown retrieval mode {mode!r}; valid: {', '.join(MODES)} (or {', '.join(ALIASES)})")
@@ -38,6 +41,8 @@ def make_retriever(
         return FullRetriever()
     if llm is None:
         raise ValueError(f"retrieval mode {mode!r} needs an LLM")
+    if depth is not None:
+        options["depth"] = depth
     if mode == "entities":
         return EntitySelectionRetriever(llm, domain, **options)
     return SearchRetriever(llm, domain, embedder=embedder, **options)

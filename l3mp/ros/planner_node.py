@@ -99,8 +99,8 @@ class PlannerNode(L3mpNode):
 
         key = f"{mode}:{'llm' if llm is not None else 'none'}"
         if key not in self._retrievers:
-            options = {} if mode in ("full", "R-") else {"depth": self.params["retrieval_depth"]}
-            self._retrievers[key] = make_retriever(mode, llm=llm, domain=self.domain, **options)
+            self._retrievers[key] = make_retriever(mode, llm=llm, domain=self.domain,
+                                                   depth=self.params["retrieval_depth"])
         return self._retrievers[key]
 
     def _say(self, ident: str, status: str, **fields: Any) -> None:

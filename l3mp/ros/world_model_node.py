@@ -227,8 +227,7 @@ class WorldModelNode(L3mpNode):
 
         if self._retriever is None:
             mode = self.params["update.retrieval"]
-            options = {} if mode in ("full", "R-") else {"depth": self.params["update.depth"]}
-            self._retriever = make_retriever(mode, llm=llm, domain=self.domain, **options)
+            self._retriever = make_retriever(mode, llm=llm, domain=self.domain, depth=self.params["update.depth"])
         return self._retriever
 
     # ---- state -----------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from l3mp.retrieval import (
     expand,
     make_retriever,
 )
+from l3mp.retrieval.context import DEFAULT_DEPTH
 from l3mp.world.graph import WorldGraph
 from tests.helpers import ROBOT, F, house_graph, household
 from tests.retrieval.support import ScriptedLLM, minilm
@@ -182,7 +183,10 @@ def test_make_retriever_modes_aliases_and_options() -> None:
         make_retriever("vector", llm=llm, domain=household())
     with pytest.raises(ValueError, match="needs an LLM"):
         make_retriever("search", llm=None, domain=household())
+    assert isinstance(make_retriever("R-", llm=None, domain=household(), depth=2), FullRetriever)  # no depth there
+    assert make_retriever("R+", llm=llm, domain=household(), depth=None)._depth == DEFAULT_DEPTH  # its default
+    assert make_retriever("R+", llm=llm, domain=household(), depth=3)._depth == 3
     with pytest.raises(ValueError, match="takes no options"):
-        make_retriever("full", llm=None, domain=household(), depth=2)
+        make_retriever("full", llm=None, domain=household(), cutoff=0.9)
     with pytest.raises(TypeError):
         make_retriever("entities", llm=llm, domain=household(), cutof=0.5)
