@@ -14,6 +14,8 @@ setup(
     python_requires=">=3.10",
     packages=[*find_packages(include=["l3mp", "l3mp.*"]), "l3mp_sim"],
     package_dir={"l3mp_sim": "sim"},
+    package_data={"l3mp.bench": ["cases/*.yaml"]},  # the hand-written benchmark cases (l3mp bench updates)
+    include_package_data=True,
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),
