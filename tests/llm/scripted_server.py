@@ -33,10 +33,12 @@ class Step:
     delay_s: float = 0.0
     error: str = ""
     finish_reason: str = "stop"
+    cached: int | None = None  # prompt tokens llama-server would report as taken from its cache (``timings``)
 
 
-def reply(content: str | None, usage: tuple[int, int] | None = (10, 5), finish_reason: str = "stop") -> Step:
-    return Step(content=content, usage=usage, finish_reason=finish_reason)
+def reply(content: str | None, usage: tuple[int, int] | None = (10, 5), finish_reason: str = "stop",
+          cached: int | None = None) -> Step:
+    return Step(content=content, usage=usage, finish_reason=finish_reason, cached=cached)
 
 
 def fail(status: int, error: str = "scripted failure") -> Step:
@@ -110,6 +112,9 @@ def completion(step: Step, model: str) -> dict[str, Any]:
     if step.usage is not None:
         body["usage"] = {"prompt_tokens": step.usage[0], "completion_tokens": step.usage[1],
                          "total_tokens": sum(step.usage)}
+    if step.cached is not None and step.usage is not None:  # as llama-server reports its prompt cache
+        body["timings"] = {"cache_n": step.cached, "prompt_n": step.usage[0] - step.cached, "prompt_ms": 12.5,
+                           "predicted_n": step.usage[1], "predicted_ms": 40.0}
     return body
 
 

@@ -205,3 +205,33 @@ def test_empty_answer_is_an_output_error(server: ScriptedServer) -> None:
 def test_token_count_without_tiktoken_data_is_a_rough_estimate(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(client, "_encoding", lambda: None)
     assert count_tokens("x" * 40) == 10
+
+
+def test_slots_pin_each_purpose_and_cache_use_is_reported(server: ScriptedServer) -> None:
+    server.push(reply('{"answer": "yes"}', usage=(700, 9), cached=0), reply('{"answer": "no"}', usage=(720, 9),
+                cached=690), reply('{"answer": "yes"}', usage=(300, 4), cached=280), reply('{"answer": "no"}'))
+    slots = {"update": 0, "retrieval": 1, "entity_selection": 2, "goal": 3, "other": 4}
+    ledger = TokenLedger()
+    with ChatLLM(settings_for(server.url), slots=slots) as llm:
+        first = ask(llm, ledger, purpose="update")
+        second = ask(llm, ledger, purpose="update")
+        third = llm.complete_json(MESSAGES, schema=SCHEMA, schema_name="entity_selection", purpose="retrieval",
+                                  ledger=ledger)
+        fourth = ask(llm, ledger, purpose="probe")
+    assert [r.slot for r in (first, second, third, fourth)] == [0, 0, 2, 4]
+    assert [b["id_slot"] for b in server.requests] == [0, 0, 2, 4]
+    assert all(b["cache_prompt"] is True for b in server.requests)
+    assert second.usage == Usage(720, 9, cached_prompt_tokens=690, prompt_ms=12.5, completion_ms=40.0)
+    assert second.usage.evaluated_prompt_tokens == 30 and first.usage.evaluated_prompt_tokens == 700
+    assert fourth.usage.cached_prompt_tokens is None and fourth.usage.evaluated_prompt_tokens is None
+    assert ledger.cached_prompt_tokens == 970
+    report = ledger.to_json()
+    assert report["cached_prompt_tokens"] == 970 and report["by_purpose"]["update"]["cached_prompt_tokens"] == 690
+    assert report["by_purpose"]["probe"]["cached_prompt_tokens"] is None
+
+
+def test_no_slot_fields_without_slots(server: ScriptedServer) -> None:
+    server.push(reply('{"answer": "yes"}'))
+    with make(server) as llm:
+        assert ask(llm).slot is None and llm.slot_for("update") is None
+    assert "id_slot" not in server.requests[0] and "cache_prompt" not in server.requests[0]

@@ -23,8 +23,6 @@ from l3mp.llm.factory import make_llm
 from l3mp.llm.settings import LLMConfigError, LLMSettings
 from tests.llm.conftest import MESSAGES, SCHEMA, settings_for
 
-SCRIPTED = Path(__file__).with_name("scripted_server.py")
-
 
 # ---- model parts ------------------------------------------------------------------------------
 @pytest.fixture
@@ -106,18 +104,8 @@ def test_missing_server_package_says_what_to_install(monkeypatch: pytest.MonkeyP
 
 # ---- the server process (scripted stand-in for llama-server) ----------------------------------
 @pytest.fixture
-def fake_binary(tmp_path: Path) -> Path:
-    script = tmp_path / "llama-server"
-    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{SCRIPTED}" "$@"\n')
-    script.chmod(0o755)
-    return script
-
-
-@pytest.fixture
-def fake_server(fake_binary: Path, tmp_path: Path) -> Iterator[EmbeddedServer]:
-    model = tmp_path / "model.gguf"
-    model.write_bytes(b"GGUF")
-    server = EmbeddedServer(model_path=model, binary=fake_binary, threads=1, start_timeout_s=20, stop_grace_s=2)
+def fake_server(fake_binary: Path, fake_model: Path) -> Iterator[EmbeddedServer]:
+    server = EmbeddedServer(model_path=fake_model, binary=fake_binary, threads=1, start_timeout_s=20, stop_grace_s=2)
     yield server
     server.stop()
 
@@ -139,7 +127,9 @@ def test_shared_ownership_starts_once_and_stops_with_the_last_owner(fake_server:
     assert fake_server.pid == pid and fake_server.owners == 2
     assert listening_addresses(pid) == {"127.0.0.1"}
     command = " ".join(psutil.Process(pid).cmdline())
-    assert f"--host 127.0.0.1 --port {fake_server.port} --ctx-size 8192 --threads 1 " in command
+    slots = len(embedded.SLOTS)
+    assert f"--host 127.0.0.1 --port {fake_server.port} --ctx-size {embedded.SLOT_CTX * slots} --threads 1 " in command
+    assert f"--parallel {slots} " in command
     assert fake_server.api_key not in command  # passed in the environment, not visible in ps
     fake_server.release()
     assert fake_server.running
