@@ -1,0 +1,105 @@
+"""The ``updates`` benchmark suite: its rows, and its scoring of real `NLUpdater` results.
+
+The LLM is the simulated one (a test tool that answers from the oracle it is given): told the gold delta it
+applies the gold delta; told another valid delta it applies that one; with every answer cut off it declines.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from l3mp.bench.update_suite import (
+    ENV_CASES,
+    ENV_IDS,
+    load_benchmark,
+    result_outcome,
+    run_case,
+    simulated_llm_module,
+    summary,
+)
+from l3mp.domain.triplets import Fact
+from l3mp.world.delta import Delta
+from tests.bench.support import quick_suite
+
+BENCH = {c.id: c for c in load_benchmark().cases}
+
+
+def llm(errors: str = "none"):
+    module = simulated_llm_module()
+    from l3mp.bench.update_suite import household
+
+    return module.SimulatedLLM(household(), module.ErrorModel.parse(errors), seed=0)
+
+
+def test_the_gold_delta_applied_is_exact():
+    case = BENCH["d21-40"]  # three facts: fridge opened, salad taken out
+    scored = run_case(case, llm(), "R-_V")
+    assert scored.outcome == "applied" and scored.applied
+    assert scored.exact and not scored.wrong_applied and not scored.declined_or_asked
+    assert set(scored.applied_remove) == set(case.remove) and set(scored.applied_add) == set(case.add)
+    assert scored.hits() == (3, 3, 3)
+    assert scored.prompt_tokens > 0 and scored.completion_tokens > 0 and scored.seconds > 0
+
+
+def test_another_valid_delta_applied_is_wrong_but_applied():
+    # "Sarah took the orange magazine off the wall shelf and put it on the nightstand in bedroom 3": the LLM
+    # says Sarah has it. Variant R- (no verification), as meaning checks may rightly refuse such a delta.
+    case = BENCH["d21-04"]
+    other = Delta(remove=(Fact("on", ("orange_magazine_1", "wall_shelf_1")),),
+                  add=(Fact("has", ("sarah", "orange_magazine_1")),))
+    scored = run_case(case, llm(), "R-", oracle_delta=other)
+    assert scored.applied and set(scored.applied_add) == set(other.add)
+    assert not scored.exact and scored.wrong_applied and not scored.declined_or_asked
+    assert scored.hits() == (1, 2, 2)  # the removal is right, the addition is not
+    numbers = summary([scored])
+    assert (numbers["exact"], numbers["wrong_applied"], numbers["precision"], numbers["recall"]) == (0, 100, 50, 50)
+
+
+def test_anything_applied_on_a_none_case_is_wrong():
+    case = BENCH["d21-28"]  # "The cupboard in the kitchen is open." (it is): nothing changes
+    assert case.outcome == "none"
+    closed = Delta(remove=(Fact("is_open", ("cupboard_1",)),))
+    scored = run_case(case, llm(), "R-", oracle_delta=closed)
+    assert scored.applied and scored.wrong_applied and not scored.exact
+    assert scored.hits() == (0, 1, 0)
+    assert summary([scored])["recall"] is None  # no gold facts: recall is undefined, not 100 %
+
+
+def test_a_decline_on_a_change_case_is_declined_not_wrong():
+    case = BENCH["d21-03"]
+    scored = run_case(case, llm("malformed=1"), "R-_V")  # every answer is cut off mid-JSON
+    assert scored.outcome == "declined" and not scored.applied
+    assert scored.declined_or_asked and not scored.exact and not scored.wrong_applied
+    assert scored.hits() == (0, 0, 1)
+    assert scored.reason
+
+
+def test_without_an_outcome_field_applied_means_accepted_with_a_delta():
+    empty = SimpleNamespace(delta=Delta())
+    full = SimpleNamespace(delta=Delta(add=(Fact("light_on", ("lamp_1",)),)))
+    assert result_outcome(SimpleNamespace(accepted=True, record=SimpleNamespace(**vars(full)))) == "applied"
+    assert result_outcome(SimpleNamespace(accepted=True, record=SimpleNamespace(**vars(empty)))) == "no_change"
+    assert result_outcome(SimpleNamespace(accepted=True, record=None)) == "no_change"
+    assert result_outcome(SimpleNamespace(accepted=False, record=None)) == "declined"
+    assert result_outcome(SimpleNamespace(outcome="asked", accepted=False, record=None)) == "asked"
+
+
+@pytest.mark.slow
+def test_the_quick_suite_reports_rows_overall_and_per_category(tmp_path, monkeypatch):
+    monkeypatch.setenv(ENV_IDS, "d21-04,d21-25,t04-02")
+    monkeypatch.setenv(ENV_CASES, str(tmp_path / "cases.json"))
+    rows = quick_suite("updates", tmp_path)
+    tag = "simulated_R^S_V_all"
+    for key in ("exact", "precision", "recall", "wrong_applied", "declined_or_asked", "seconds_p50", "seconds_p95",
+                "prompt_tokens", "completion_tokens"):
+        assert f"{tag}_{key}" in rows, key
+        assert rows[f"{tag}_{key}"]["target"] is None  # a simulated LLM is never held to the targets
+    assert "SIMULATED LLM" in rows[f"{tag}_exact"]["notes"]
+    assert rows[f"{tag}_exact"]["notes"].count("3 case(s)") == 1
+    assert f"{tag}_cat:switch_exact" in rows and f"{tag}_cat:new_item_exact" in rows
+    assert rows[f"{tag}_dev_cases"]["value"] == 2 and '"id":"d21-25"' in rows[f"{tag}_dev_cases"]["notes"]
+    assert rows[f"{tag}_test_cases"]["value"] == 1
+    saved = (tmp_path / "cases.json").read_text(encoding="utf-8")
+    assert '"t04-02"' in saved and "d21-25" not in saved
