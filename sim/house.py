@@ -20,7 +20,8 @@ first room is a kitchen (with a sink), so fetching, washing and switching tasks 
 ``generate_house(seed=...)`` builds a house like the paper's description (6-8 rooms,
 60-120 entities; the paper gives no counts); ``scale`` multiplies the number of rooms and ``target_entities``
 asks for a house of (about) that many entities, for benchmarks.
-``house_to_pddl_problem`` writes a house as the text of a PDDL problem.
+``house_graph(seed)`` is such a house as a WorldGraph; ``house_to_pddl_problem`` writes a house as the text of a
+PDDL problem.
 """
 
 from __future__ import annotations
@@ -30,11 +31,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from l3mp.domain.paths import ROBOT
 from l3mp.domain.triplets import Fact
 from l3mp.world.graph import WorldGraph
-
-ROBOT = "the_robot"
-"""The robot: a constant of the domain, so an entity of every house but no problem object."""
 
 
 @dataclass(frozen=True)
@@ -578,6 +577,11 @@ def generate_house(
         drawn = b.rng.randint(_BASE_ROOMS - 1, _BASE_ROOMS + 1)
         _build_rooms(b, rooms if rooms is not None else max(1, round(drawn * scale)))
     return _finish(b)
+
+
+def house_graph(seed: int, scale: float = 1.0) -> WorldGraph:
+    """A generated household as a graph, labels included (ValueError for a scale that makes no house)."""
+    return generate_house(seed=seed, scale=scale).to_graph()
 
 
 def house_to_pddl_problem(

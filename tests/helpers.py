@@ -10,14 +10,15 @@ from types import SimpleNamespace
 from hypothesis import strategies as st
 
 from l3mp.domain import Domain, Fact, RuleSet
+from l3mp.domain.paths import ROBOT
 from l3mp.world.delta import Delta, EntitySpec
 from l3mp.world.graph import WorldGraph
+from l3mp.world.pddl_io import graph_from_problem
 from l3mp.world.verify import Verifier
 
 ROOT = Path(__file__).resolve().parents[1]
 DOMAIN_FILE = ROOT / "domains" / "household.pddl"
 RULES_FILE = ROOT / "domains" / "household.rules.yaml"
-ROBOT = "the_robot"
 
 
 @cache
@@ -257,3 +258,8 @@ def apply_effective(graph: WorldGraph, eff: Delta) -> None:
         graph.add_entity(name, spec.type, **spec.attrs())
     for fact in eff.add:
         graph.add_fact(fact)
+
+
+def init_atoms(domain: Domain, problem_text: str) -> set[Fact]:
+    """The ground atoms that are true in the :init of a PDDL problem text of `domain`."""
+    return set(graph_from_problem(domain, problem_text, is_text=True).facts())

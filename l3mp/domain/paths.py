@@ -9,6 +9,8 @@ from pathlib import Path
 from l3mp.errors import DomainError
 
 DEFAULT_DOMAIN = "household"
+ROBOT = "the_robot"
+"""The robot of the household domain: one of its constants, so an entity of every state but no problem object."""
 
 
 def share_dirs() -> list[Path]:

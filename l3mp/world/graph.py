@@ -176,6 +176,17 @@ class WorldGraph:
                     out.add(fact)
         return out
 
+    def subgraph(self, entities: Iterable[str]) -> WorldGraph:
+        """A new graph of `entities` and the facts among them (see facts_within)."""
+        keep = set(entities)
+        out = WorldGraph()
+        for name in sorted(keep):
+            attrs = self.entity_attrs(name)
+            out.add_entity(name, attrs.pop("type"), **attrs)
+        for fact in self.facts_within(keep):
+            out.add_fact(fact, since=self._facts[fact])
+        return out
+
     @property
     def nx(self) -> nx.MultiDiGraph:
         """The underlying networkx graph (read it; change the world through WorldModel)."""

@@ -33,11 +33,6 @@ def graph_from_problem(
     return graph
 
 
-def init_atoms(domain: Domain, problem_text: str) -> set[Fact]:
-    """The ground atoms that are true in the :init of a PDDL problem of `domain`."""
-    return _true_atoms(_parse(domain, problem_text, "<string>"), "<string>")
-
-
 def problem_to_pddl(
     domain: Domain,
     graph: WorldGraph,

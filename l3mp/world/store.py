@@ -58,6 +58,7 @@ in the middle of writing it) and reports it in the warnings.
 
 from __future__ import annotations
 
+import datetime as dt
 import fcntl
 import hashlib
 import json
@@ -80,6 +81,7 @@ from l3mp.errors import StoreError
 from l3mp.world.record import ChangeRecord
 
 SNAPSHOT_FORMAT = "l3mp.snapshot/1"
+META = "meta.json"
 _SEGMENT_RE = re.compile(r"journal-(\d{12})\.log")
 _SNAPSHOT_RE = re.compile(r"snapshot-(\d{12})\.json")
 _encode = json.JSONEncoder(separators=(",", ":")).encode
@@ -158,6 +160,29 @@ def default_store_path(given: str | os.PathLike[str] | None = None) -> Path:
         return Path(chosen).expanduser()
     data_home = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
     return Path(data_home) / "l3mp" / "world"
+
+
+def make_room_for_store(path: Path, *, force: bool, fsync: bool = True) -> Path | None:
+    """Check that `path` holds no records, or move it aside with `force`; returns where it went (None: it stays)."""
+    if not path.is_dir() or not any(path.iterdir()):
+        return None
+    if not (path / META).exists() and not any(_SEGMENT_RE.fullmatch(p.name) for p in path.iterdir()):
+        raise StoreError(f"{path} is a directory but not an l3mp store; choose another with --store DIR")
+    with Store(path, fsync=fsync) as store:
+        records = store.open().last_seq  # also refuses a store another process is writing
+    if not force:
+        if records == 0:
+            return None
+        raise StoreError(f"store {path} already holds {records} change record(s); keep using it, or pass --force "
+                         "to move it aside and start anew")
+    stamp = dt.datetime.now().strftime("%Y%m%dT%H%M%S")
+    aside = path.with_name(f"{path.name}.old-{stamp}")
+    n = 1
+    while aside.exists():
+        n += 1
+        aside = path.with_name(f"{path.name}.old-{stamp}-{n}")
+    path.rename(aside)
+    return aside
 
 
 class Store:
@@ -262,11 +287,11 @@ class Store:
     def _remove_temporaries(self, names: list[str]) -> None:
         """Remove the temporary files of snapshots and meta.json that a crash left behind."""
         for name in names:
-            if name == "meta.json.tmp" or (name.endswith(".tmp") and _SNAPSHOT_RE.fullmatch(name[:-4])):
+            if name == f"{META}.tmp" or (name.endswith(".tmp") and _SNAPSHOT_RE.fullmatch(name[:-4])):
                 os.unlink(self.path / name)
 
     def _read_meta(self) -> dict:
-        path = self.path / "meta.json"
+        path = self.path / META
         if not path.exists():
             return {}
         try:
@@ -488,7 +513,7 @@ class Store:
         with self._mutex:
             self._check_writable()
             try:
-                self._replace_file(self.path / "meta.json", _encode(meta).encode() + b"\n")
+                self._replace_file(self.path / META, _encode(meta).encode() + b"\n")
                 self._sync_dir(self.path)
             except OSError as exc:
                 raise StoreError(f"writing {self.path / 'meta.json'} failed: {exc}") from exc

@@ -156,7 +156,7 @@ class _Check:
                 self._fail(
                     "unknown_type",
                     f"entity '{name}' has unknown type '{spec.type}' (domain {self.domain.name}); "
-                    + _closest_or_all(spec.type, self.domain.types),
+                    + closest_names(spec.type, self.domain.types, label="valid types"),
                     entity=name,
                 )
             else:
@@ -220,7 +220,7 @@ class _Check:
         pred = self.domain.predicate(fact.predicate)
         if pred is None:
             self._fail("unknown_predicate", f"unknown predicate '{fact.predicate}' in {fact}; "
-                       + _closest_or_all(fact.predicate, self.domain.predicates, label="predicates"), fact=fact)
+                       + closest_names(fact.predicate, self.domain.predicates, label="valid predicates"), fact=fact)
             return False
         if len(fact.args) != pred.arity:
             self._fail("wrong_arity", f"{fact} has {len(fact.args)} argument(s) but {pred.signature()} takes "
@@ -318,13 +318,8 @@ class _Check:
         pool = self._entities_of(type_)
         if not pool:
             return f" (the graph has no entity of type {type_})" if type_ else ""
-        close = difflib.get_close_matches(name, pool, n=5, cutoff=0.5) if name else []
         what = f"entities of type {type_}" if type_ else "entities"
-        if close:
-            return f"; closest {what}: {', '.join(close)}"
-        shown = sorted(pool)[:MAX_LISTED]
-        more = f" (and {len(pool) - len(shown)} more)" if len(pool) > len(shown) else ""
-        return f"; {what}: {', '.join(shown)}{more}"
+        return "; " + closest_names(name, pool, label=what, cutoff=0.5, listed=MAX_LISTED)
 
     def _present_like(self, fact: Fact) -> str:
         if not fact.args:
@@ -336,12 +331,18 @@ class _Check:
         return f"; the graph has no ({fact.predicate} {subject} ...) fact"
 
 
-def _closest_or_all(word: str, names: Iterable[str], *, label: str = "types") -> str:
+def closest_names(
+    word: str | None, names: Iterable[str], *, label: str, cutoff: float = 0.4, listed: int | None = None
+) -> str:
+    """A hint for a name that is not known: ``closest <label>: a, b`` (up to five names like `word`), else
+    ``<label>: `` and the names (the first `listed` of them, and how many more)."""
     pool = sorted(names)
-    close = difflib.get_close_matches(word, pool, n=5, cutoff=0.4)
+    close = difflib.get_close_matches(word, pool, n=5, cutoff=cutoff) if word else []
     if close:
-        return "closest valid " + label + ": " + ", ".join(close)
-    return "valid " + label + ": " + ", ".join(pool)
+        return f"closest {label}: {', '.join(close)}"
+    shown = pool if listed is None else pool[:listed]
+    more = f" (and {len(pool) - len(shown)} more)" if len(pool) > len(shown) else ""
+    return f"{label}: {', '.join(shown)}{more}"
 
 
 def _kinds(domain: Domain, type_: str) -> str:

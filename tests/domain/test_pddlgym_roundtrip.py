@@ -19,7 +19,8 @@ import pytest
 from l3mp.domain import Domain, Fact, fact_from_triplet, fact_to_triplet
 from l3mp.errors import DomainError, ProblemError
 from l3mp.world.graph import WorldGraph
-from l3mp.world.pddl_io import graph_from_problem, init_atoms, problem_to_pddl
+from l3mp.world.pddl_io import graph_from_problem, problem_to_pddl
+from tests.helpers import init_atoms
 
 PDDL_DIR = Path(find_spec("pddlgym").submodule_search_locations[0]) / "pddl"
 DOMAIN_NAMES = sorted(p.stem for p in PDDL_DIR.glob("*.pddl"))

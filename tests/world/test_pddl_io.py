@@ -14,8 +14,8 @@ from unified_planning.io import PDDLReader
 from l3mp.domain import Domain, Fact
 from l3mp.errors import ProblemError
 from l3mp.world.graph import WorldGraph
-from l3mp.world.pddl_io import graph_from_problem, init_atoms, problem_to_pddl
-from tests.helpers import DOMAIN_FILE, HOUSE_ENTITIES, HOUSE_FACTS, ROBOT, F, house_graph, household
+from l3mp.world.pddl_io import graph_from_problem, problem_to_pddl
+from tests.helpers import DOMAIN_FILE, HOUSE_ENTITIES, HOUSE_FACTS, ROBOT, F, house_graph, household, init_atoms
 
 # The small house of tests/helpers.py written by hand: mixed case, comments, a (not ...) literal.
 HOUSE_PROBLEM = """
