@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import difflib
 import json
 import logging
 import os
@@ -12,24 +11,21 @@ import re
 import sys
 import time
 import traceback
-from collections.abc import Iterable
-from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 
+from l3mp.cli_context import Context, UsageError, read_json, read_state
 from l3mp.cli_eval import add_eval_parser
 from l3mp.cli_nl import add_update_parser
 from l3mp.cli_plan import add_plan_parser
-from l3mp.domain import Domain, Fact, RuleSet
-from l3mp.domain.paths import DEFAULT_DOMAIN, domain_path
-from l3mp.domain.triplets import WORLD, fact_to_triplet
+from l3mp.domain.paths import DEFAULT_DOMAIN
+from l3mp.domain.triplets import fact_to_triplet
 from l3mp.errors import DeltaRejected, DomainError, FormatError, L3mpError, ProblemError
+from l3mp.report import delta_lines, entity_title, format_record, graph_lines, iso, record_header, story_lines
 from l3mp.world.delta import Delta, state_delta
 from l3mp.world.graph import WorldGraph
-from l3mp.world.history import FactStory
-from l3mp.world.model import Observation, WorldModel
-from l3mp.world.record import ChangeRecord
-from l3mp.world.store import Store, default_store_path
+from l3mp.world.model import Observation
+from l3mp.world.query import around, find_entities, find_facts, known_entity
+from l3mp.world.store import make_room_for_store
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -37,10 +33,6 @@ DEFAULT_DEPTH = 2
 RECORD_LINES = 12
 _RELATIVE = re.compile(r"^-(\d+(?:\.\d+)?)([smhdw])$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-
-
-class UsageError(L3mpError):
-    """The command line or an input file is malformed (exit status 2)."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -225,41 +217,6 @@ def _history_parser(p: Parser, common: Parser) -> None:
     q.set_defaults(run=cmd_history_at)
 
 
-# ---- context --------------------------------------------------------------------------------
-@dataclass
-class Context:
-    """The parsed command line, with the domain, rules and store it names."""
-
-    args: argparse.Namespace
-
-    def option(self, name: str) -> object:
-        return getattr(self.args, name, None)
-
-    @cached_property
-    def domain(self) -> Domain:
-        return Domain.from_file(domain_path(self.option("domain") or os.environ.get("L3MP_DOMAIN") or DEFAULT_DOMAIN))
-
-    @cached_property
-    def rules(self) -> RuleSet:
-        path = self.option("rules")
-        return RuleSet.from_file(path, self.domain) if path else RuleSet.for_domain(self.domain)
-
-    @cached_property
-    def store_path(self) -> Path:
-        return default_store_path(self.option("store"))
-
-    @property
-    def fsync(self) -> bool:
-        return not self.option("no_fsync")
-
-    def open(self, *, read_only: bool = False) -> WorldModel:
-        """The world model of the store (read-only: no lock, and the store must exist)."""
-        if read_only and not self.store_path.is_dir():
-            raise L3mpError(f"no store at {self.store_path}; create one with 'l3mp init --house SEED' "
-                            "(or choose another with --store DIR or $L3MP_STORE)")
-        return WorldModel.open(self.domain, self.store_path, rules=self.rules, fsync=self.fsync, read_only=read_only)
-
-
 # ---- commands: creating and changing the state ----------------------------------------------
 def cmd_init(ctx: Context) -> int:
     args = ctx.args
@@ -283,32 +240,18 @@ def _initial_state(ctx: Context) -> tuple[WorldGraph, str]:
     args = ctx.args
     if args.house is not None:
         scale = 1.0 if args.scale is None else args.scale
-        return house_graph(args.house, scale), f"generated house seed={args.house} scale={scale}"
+        return _house(args.house, scale), f"generated house seed={args.house} scale={scale}"
     path = args.problem or args.graph
     return read_state(ctx.domain, path), f"{'PDDL problem' if args.problem else 'graph JSON'} {path}"
 
 
-def make_room_for_store(path: Path, *, force: bool, fsync: bool) -> Path | None:
-    """Check that `path` holds no records, or move it aside with `force`; returns where it went."""
-    if not path.is_dir() or not any(path.iterdir()):
-        return None
-    if not (path / "meta.json").exists() and not any(path.glob("journal-*.log")):
-        raise L3mpError(f"{path} is a directory but not an l3mp store; choose another with --store DIR")
-    with Store(path, fsync=fsync) as store:
-        records = store.open().last_seq  # also refuses a store another process is writing
-    if not force:
-        if records == 0:
-            return None
-        raise L3mpError(f"store {path} already holds {records} change record(s); keep using it, or pass --force "
-                        "to move it aside and start anew")
-    stamp = dt.datetime.now().strftime("%Y%m%dT%H%M%S")
-    aside = path.with_name(f"{path.name}.old-{stamp}")
-    n = 1
-    while aside.exists():
-        n += 1
-        aside = path.with_name(f"{path.name}.old-{stamp}-{n}")
-    path.rename(aside)
-    return aside
+def _house(seed: int, scale: float) -> WorldGraph:
+    from l3mp_sim.house import house_graph
+
+    try:
+        return house_graph(seed, scale)
+    except ValueError as exc:
+        raise UsageError(f"cannot generate a house: {exc}") from None
 
 
 def cmd_import(ctx: Context) -> int:
@@ -385,16 +328,7 @@ def cmd_show(ctx: Context) -> int:
 def cmd_facts(ctx: Context) -> int:
     args = ctx.args
     with ctx.open(read_only=True) as model:
-        graph = model.graph
-        entity = _known_entity(graph, args.entity) if args.entity else None
-        if args.predicate and ctx.domain.predicate(args.predicate.lower()) is None:
-            known = ctx.domain.predicates
-            raise UsageError(f"unknown predicate '{args.predicate}'; " + _closest(args.predicate, known))
-        facts = graph.facts(predicate=args.predicate.lower() if args.predicate else None, entity=entity)
-        if args.type:
-            kinds = _known_type(ctx.domain, args.type)
-            facts = (f for f in facts if any(graph.entity_type(a) in kinds for a in f.args))
-        facts = sorted(facts)
+        facts = find_facts(model.graph, ctx.domain, entity=args.entity, predicate=args.predicate, type_=args.type)
     if args.json:
         print(json.dumps([list(fact_to_triplet(f)) for f in facts]))
     else:
@@ -404,12 +338,8 @@ def cmd_facts(ctx: Context) -> int:
 
 def cmd_entities(ctx: Context) -> int:
     with ctx.open(read_only=True) as model:
-        graph = model.graph
-        names = sorted(graph.entities())
-        if ctx.args.type:
-            kinds = _known_type(ctx.domain, ctx.args.type)
-            names = [n for n in names if graph.entity_type(n) in kinds]
-        attrs = {n: graph.entity_attrs(n) for n in names}
+        attrs = find_entities(model.graph, ctx.domain, type_=ctx.args.type)
+    names = list(attrs)
     if ctx.args.json:
         print(json.dumps(attrs, indent=1))
         return 0
@@ -442,9 +372,9 @@ def cmd_export(ctx: Context) -> int:
         raise UsageError("--goal only applies to --format pddl")
     with ctx.open(read_only=True) as model:
         graph = model.graph
-        chosen = select(graph, args.entity, args.depth)
+        chosen = around(graph, args.entity, args.depth)
         if fmt == "json":
-            text = json.dumps((graph if chosen is None else subgraph(graph, chosen)).to_json(), indent=1)
+            text = json.dumps((graph if chosen is None else graph.subgraph(chosen)).to_json(), indent=1)
         else:
             facts = None if chosen is None else graph.facts_within(chosen)
             text = problem_to_pddl(ctx.domain, graph, entities=chosen, facts=facts, goal=args.goal)
@@ -459,7 +389,7 @@ def cmd_render(ctx: Context) -> int:
     if Path(args.out).suffix.lower() not in FORMATS:
         raise UsageError(f"cannot draw into {args.out}: the file name must end in {' or '.join(FORMATS)}")
     with ctx.open(read_only=True) as model:
-        chosen = select(model.graph, args.entity, args.depth)
+        chosen = around(model.graph, args.entity, args.depth)
         where = f"around {', '.join(args.entity)} (depth {args.depth})" if args.entity else "whole graph"
         title = f"{ctx.domain.name} world, {where}"
         out = render_graph(model.graph, ctx.domain, args.out, entities=chosen, max_nodes=args.max_nodes, title=title)
@@ -469,7 +399,7 @@ def cmd_render(ctx: Context) -> int:
 
 def cmd_history_entity(ctx: Context) -> int:
     with ctx.open(read_only=True) as model:
-        entity = _known_entity(model.graph, ctx.args.entity)
+        entity = known_entity(model.graph, ctx.args.entity)
         attrs = model.graph.entity_attrs(entity)
         stories = model.history.explain(model.graph, entity)
     print(entity_title(entity, attrs) + (f", known since record #{attrs['since']}" if attrs.get("since") else ""))
@@ -522,86 +452,7 @@ def cmd_demo(ctx: Context) -> int:
     return main_job(ctx.args.dir, seed=ctx.args.seed, keep=ctx.args.keep, fsync=ctx.fsync, steps=steps)
 
 
-# ---- states and selections ------------------------------------------------------------------
-def house_graph(seed: int, scale: float = 1.0) -> WorldGraph:
-    """A generated household (``l3mp_sim.house``) as a graph, labels included."""
-    try:
-        from l3mp_sim.house import generate_house
-    except ImportError:
-        raise L3mpError("the household generator (module l3mp_sim) is not installed; reinstall l3mp "
-                        "(bash scripts/install.sh, or pip install -e .)") from None
-    try:
-        house = generate_house(seed=seed, scale=scale)
-    except ValueError as exc:
-        raise UsageError(f"cannot generate a house: {exc}") from None
-    return house.to_graph()
-
-
-def read_state(domain: Domain, path: str) -> WorldGraph:
-    """A state from a PDDL problem (.pddl) or graph JSON (.json) file."""
-    from l3mp.world.pddl_io import graph_from_problem
-
-    suffix = Path(path).suffix.lower()
-    if suffix == ".pddl":
-        return graph_from_problem(domain, path)
-    if suffix == ".json":
-        return WorldGraph.from_json(read_json(path))
-    raise UsageError(f"cannot tell what {path} holds: name a PDDL problem *.pddl or a graph JSON *.json")
-
-
-def select(graph: WorldGraph, seeds: list[str], depth: int) -> set[str] | None:
-    """The entities within `depth` hops of `seeds` (None, meaning all, without seeds)."""
-    if not seeds:
-        return None
-    if depth < 0:
-        raise UsageError(f"--depth must be 0 or more, not {depth}")
-    return graph.neighborhood([_known_entity(graph, s) for s in seeds], depth)
-
-
-def subgraph(graph: WorldGraph, entities: Iterable[str]) -> WorldGraph:
-    """A new graph of `entities` and the facts among them."""
-    out = WorldGraph()
-    keep = set(entities)
-    for name in sorted(keep):
-        attrs = graph.entity_attrs(name)
-        out.add_entity(name, attrs.pop("type"), **attrs)
-    for fact in graph.facts_within(keep):
-        out.add_fact(fact, since=graph.fact_since(fact) or 0)
-    return out
-
-
-def _known_entity(graph: WorldGraph, name: str) -> str:
-    if graph.has_entity(name.lower()):
-        return name.lower()
-    raise UsageError(f"unknown entity '{name}'; " + _closest(name, graph.entities(), label="entities"))
-
-
-def _known_type(domain: Domain, name: str) -> frozenset[str]:
-    if not domain.has_type(name.lower()):
-        raise UsageError(f"unknown type '{name}'; " + _closest(name, domain.types, label="types"))
-    return domain.subtypes(name.lower())
-
-
-def _closest(word: str, names: Iterable[str], *, label: str = "predicates") -> str:
-    pool = sorted(names)
-    close = difflib.get_close_matches(word.lower(), pool, n=5, cutoff=0.5)
-    return f"closest {label}: {', '.join(close)}" if close else f"none of the {len(pool)} {label} has a similar name"
-
-
 # ---- input, output and formatting -----------------------------------------------------------
-def read_json(path: str) -> object:
-    """The JSON document in file `path` (``-``: stdin); malformed input raises UsageError."""
-    name = "stdin" if path == "-" else path
-    try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {name}: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{name} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-
-
 def _write_output(text: str, out: str | None) -> None:
     if out is None:
         print(text, end="" if text.endswith("\n") else "\n")
@@ -624,74 +475,6 @@ def parse_time(text: str, now: float) -> float:
     except ValueError:
         raise UsageError(f"cannot read the time '{text}': use ISO 8601 (2026-11-21T14:30), unix seconds, "
                          "or relative like -30s, -10m, -2h, -1d, -1w") from None
-
-
-def iso(seconds: float) -> str:
-    """A unix time as local ISO 8601 with its offset, to the second."""
-    return dt.datetime.fromtimestamp(seconds).astimezone().isoformat(timespec="seconds")
-
-
-def record_header(record: ChangeRecord) -> str:
-    """``#seq  time  source  "input"  [ref]``."""
-    header = f"#{record.seq}  {iso(record.time)}  {record.source}"
-    if record.input:
-        header += f'  "{record.input}"'
-    return header + (f"  [{record.ref}]" if record.ref else "")
-
-
-def format_record(record: ChangeRecord, *, limit: int | None = None) -> str:
-    """A change record: its header line, then at most `limit` lines of what it changed (all if None)."""
-    header = record_header(record)
-    lines = delta_lines(record.delta)
-    if limit is not None and len(lines) > limit:
-        delta = record.delta
-        summary = (f"{len(delta.entities)} new entities, {len(delta.remove)} facts removed, "
-                   f"{len(delta.add)} added, {len(delta.remove_entities)} entities removed")
-        lines = [*lines[:limit], f"    ... {len(lines) - limit} more lines ({summary})" if limit else f"    {summary}"]
-    return "\n".join([header, *lines])
-
-
-def delta_lines(delta: Delta) -> list[str]:
-    """What a delta does, one indented line per change (new entities, removals, additions)."""
-    lines = [f"    + entity {entity_title(n, {'type': s.type, **s.attrs()})}" for n, s in delta.entities.items()]
-    lines += [f"    - {f}" for f in delta.remove]
-    lines += [f"    + {f}" for f in delta.add]
-    lines += [f"    - entity {n}" for n in delta.remove_entities]
-    return lines
-
-
-def entity_title(name: str, attrs: dict) -> str:
-    label = attrs.get("label")
-    return f"{name} ({attrs['type']}" + (f', "{label}")' if label else ")")
-
-
-def story_lines(stories: list[FactStory]) -> list[str]:
-    """Each fact with when it became true and why (the record that made it true)."""
-    lines = []
-    for story in stories:
-        lines.append(str(story.fact))
-        if story.time is None:
-            lines.append("    true since before the recorded history (no record)")
-            continue
-        why = f"    since {iso(story.time)}: record #{story.seq}, {story.source}"
-        why += f' "{story.input}"' if story.input else ""
-        lines.append(why + (f" [{story.ref}]" if story.ref else ""))
-    return lines
-
-
-def graph_lines(graph: WorldGraph) -> list[str]:
-    """Every entity with its type and label, then the facts it is the first argument of."""
-    by_subject: dict[str, list[Fact]] = {}
-    for fact in graph.facts():
-        by_subject.setdefault(fact.args[0] if fact.args else WORLD, []).append(fact)
-    lines = []
-    if WORLD in by_subject:
-        lines.append(WORLD)
-        lines += [f"    {f.predicate}" for f in sorted(by_subject[WORLD])]
-    for name in sorted(graph.entities()):
-        lines.append(entity_title(name, graph.entity_attrs(name)))
-        lines += [f"    {' '.join((f.predicate, *f.args[1:]))}" for f in sorted(by_subject.get(name, []))]
-    return lines
 
 
 if __name__ == "__main__":

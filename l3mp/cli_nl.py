@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING
 
-from l3mp.updates import VARIANTS, NLUpdater, UpdateResult
-
-if TYPE_CHECKING:
-    from l3mp.cli import Context
+from l3mp.cli_context import Context
+from l3mp.report import update_lines
+from l3mp.updates import VARIANTS, NLUpdater
 
 
 def add_llm_options(p: argparse.ArgumentParser) -> None:
@@ -68,34 +66,6 @@ def cmd_update(ctx: Context) -> int:
     if args.json:
         print(json.dumps(result.to_json(), indent=1))
     else:
-        print("\n".join(result_lines(result, verbose=args.verbose)))
+        print("\n".join(update_lines(result, verbose=args.verbose)))
     return 0 if result.accepted else 1
 
-
-def result_lines(result: UpdateResult, *, verbose: bool = False) -> list[str]:
-    """A readable account: context, every attempt with its problems, tokens, outcome."""
-    from l3mp.cli import format_record
-    from l3mp.llm.prompts import describe_facts
-
-    r = result.retrieved
-    lines = [f"update: {result.text!r}", f"variant {result.variant}, LLM {result.llm}",
-             f"retrieved ({r.mode}): {len(r.entities)} entities, {len(r.facts)} facts"]
-    facts = describe_facts(r.facts).splitlines()
-    shown = facts if verbose else facts[:25]
-    lines += [f"    {f}" for f in shown]
-    if len(shown) < len(facts):
-        lines.append(f"    ... and {len(facts) - len(shown)} more (-v shows all)")
-    for a in result.attempts:
-        lines.append(f"attempt {a.number}: {a.prompt_tokens} prompt + {a.completion_tokens} completion tokens, "
-                     f"{a.seconds:.1f} s")
-        lines.append(f"    proposed: {json.dumps(a.delta) if a.delta is not None else a.answer[:300]!r}")
-        lines += [f"    - {p}" for p in a.problems]
-    t = result.ledger
-    lines.append(f"tokens: {t.prompt_tokens} prompt + {t.completion_tokens} completion in {len(t.calls)} call(s)")
-    if result.accepted:
-        lines.append("applied:" if result.record else "accepted: nothing changes")
-        if result.record:
-            lines.append(format_record(result.record))
-    else:
-        lines.append(f"not applied, the graph is unchanged: {result.reason}")
-    return lines

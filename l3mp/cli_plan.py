@@ -7,10 +7,11 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
+from l3mp.cli_context import Context, UsageError, read_state
 from l3mp.cli_nl import add_llm_options, llm_overrides
+from l3mp.report import execution_lines, plan_lines
 
 if TYPE_CHECKING:
-    from l3mp.cli import Context
     from l3mp.planning.execute import ExecutionReport
     from l3mp.planning.pipeline import PlanResult, TaskPlanner
     from l3mp.world.graph import WorldGraph
@@ -48,8 +49,6 @@ def add_plan_parser(command) -> None:
 
 
 def cmd_plan(ctx: Context) -> int:
-    from l3mp.cli import UsageError
-
     args = ctx.args
     if (args.world is not None or args.max_replans is not None) and not args.execute:
         raise UsageError("--world and --max-replans only apply with --execute")
@@ -64,7 +63,7 @@ def cmd_plan(ctx: Context) -> int:
             planner = _planner(args, world, llm)
             result = planner.plan(args.task, goal=args.goal)
             if not args.json:
-                print("\n".join(result_lines(result)), flush=True)
+                print("\n".join(plan_lines(result)), flush=True)
             if truth is not None and result.ok:
                 report = _execute(world, truth, planner, result, max_replans, echo=not args.json)
     finally:
@@ -80,8 +79,6 @@ def cmd_plan(ctx: Context) -> int:
 
 def _truth(ctx: Context, world: WorldModel) -> WorldGraph:
     """The state the plan runs in: --world's, else a copy of the stored state."""
-    from l3mp.cli import read_state
-
     if ctx.args.world is None:
         return world.graph.copy()
     truth = read_state(world.domain, ctx.args.world)
@@ -113,20 +110,6 @@ def _execute(
     return report
 
 
-def execution_lines(report: ExecutionReport) -> list[str]:
-    """Each executed step with the facts it removed (-) and added (+) in the store, then the outcome."""
-    lines = ["execution:"]
-    for number, step in enumerate(report.steps, 1):
-        seq = f" [record {step.record_seq}]" if step.record_seq is not None else ""
-        lines.append(f"    {number}. {step.action}: {'done' if step.ok else 'FAILED'}{seq}"
-                     + ("" if step.ok else f": {step.message}"))
-        if step.delta is not None:
-            lines += [f"        - {fact}" for fact in step.delta.remove]
-            lines += [f"        + {fact}" for fact in step.delta.add]
-    lines.append(f"execution {report.message}")
-    return lines
-
-
 def _make_llm(args: argparse.Namespace):
     from l3mp.llm.factory import make_llm
     from l3mp.llm.settings import LLMSettings
@@ -135,7 +118,6 @@ def _make_llm(args: argparse.Namespace):
 
 
 def _planner(args: argparse.Namespace, world, llm):
-    from l3mp.cli import UsageError
     from l3mp.planning.pipeline import TaskPlanner
     from l3mp.retrieval import make_retriever
 
@@ -145,24 +127,3 @@ def _planner(args: argparse.Namespace, world, llm):
         raise UsageError("--memory-limit applies to the lapkt planner only")
     return TaskPlanner(world, llm, retriever, planner=args.planner, timeout_s=args.timeout,
                        max_expansions=args.max_expansions, planner_options=options)
-
-
-def result_lines(result: PlanResult) -> list[str]:
-    """A readable account: goal, problem, plan, times, validation, outcome."""
-    lines = [f"task: {result.task!r}", f"goal: {result.goal or '(none)'}"]
-    for attempt in result.goal_attempts:
-        lines.append(f"goal attempt {attempt.number}: {' '.join(attempt.literals) or attempt.answer[:300]!r}")
-        lines += [f"    - {p}" for p in attempt.problems]
-    if result.problem_pddl:
-        lines += ["problem:", *(f"    {line}" for line in result.problem_pddl.splitlines())]
-    lines.append(f"plan ({len(result.plan)} step(s)):" if result.status == "solved" else f"no plan: {result.status}")
-    lines += [f"    {i}. {step}" for i, step in enumerate(result.plan, 1)]
-    lines.append(f"planner {result.engine or '-'}: {result.planner_seconds:.2f} s; retrieval "
-                 f"{result.retrieval_seconds:.2f} s; {result.expansions} expansion(s); "
-                 f"{result.context_entities} objects in the problem")
-    if result.validation is not None:
-        lines.append(f"validation (full state): {result.validation.message}")
-    t = result.ledger
-    lines.append(f"tokens: {t.prompt_tokens} prompt + {t.completion_tokens} completion in {len(t.calls)} call(s)")
-    lines.append("OK: the plan is valid in the full state" if result.ok else f"FAILED: {result.reason}")
-    return lines

@@ -7,22 +7,23 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
-from l3mp import cli
 from l3mp.domain import Domain, Fact, RuleSet
-from l3mp.domain.paths import domain_path
+from l3mp.domain.paths import ROBOT, domain_path
 from l3mp.errors import L3mpError
 from l3mp.render import render_graph
+from l3mp.report import entity_title, format_record, iso, story_lines, update_lines
 from l3mp.world.delta import Delta, state_delta
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import Observation, WorldModel
+from l3mp.world.record import ChangeRecord
+from l3mp.world.store import make_room_for_store
 
 DEFAULT_SEED = 7
-ROBOT = "the_robot"
 PLAN_NOTE = "(a given goal; LLM-written goals: l3mp plan \"task\")"
 RULE = "=" * 100
 
@@ -58,8 +59,8 @@ class Session:
     out: TextIO
     model: WorldModel | None = None
     cast: Cast | None = None
-    stack: Any = None
-    """The running ROS 2 nodes and their client (l3mp.ros.session.Stack) while the session goes through them."""
+    way: Any = None
+    """The ROS 2 nodes (l3mp.ros.session.Nodes) while perception, updates and the task go through them."""
     import_seq: int = 0
     step: int = 0
 
@@ -97,6 +98,11 @@ class Session:
         """Show the `l3mp` command that prints the same."""
         self.say(f"$ l3mp --store {self.store} {line}")
 
+    @property
+    def via(self) -> Way:
+        """Where perception, updates and the task go: the ROS 2 nodes while they run, else this process."""
+        return self.way if self.way is not None else InProcess(self)
+
     def open(self) -> None:
         self.model = WorldModel.open(self.domain, self.store, rules=self.rules, fsync=self.fsync)
 
@@ -104,20 +110,108 @@ class Session:
 Step = Callable[[Session], None]
 
 
+class Way(Protocol):
+    """How the session's perception, NL updates and task are carried out and told: in this process (InProcess), or
+    through the ROS 2 nodes (l3mp.ros.session.Nodes)."""
+
+    def through(self, kind: str) -> str: ...
+    def graph(self) -> WorldGraph: ...
+    def perceive(self, batch: dict) -> ChangeRecord: ...
+    def check(self, delta: dict) -> list[str]: ...
+    def updates(self, sentences: Sequence[str]) -> Iterator[list[str]]: ...
+    def run_task(self, task: str, goal: str, ref: str) -> None: ...
+    def holds(self, fact: Fact) -> bool: ...
+
+
+class InProcess:
+    """The session's requests carried out by the world model in this process, through the Python API; each shown
+    as the `l3mp` command that does the same."""
+
+    def __init__(self, session: Session) -> None:
+        self.s = session
+
+    def through(self, kind: str) -> str:
+        """Nothing to add to a section's title: the requests stay in this process."""
+        return ""
+
+    def graph(self) -> WorldGraph:
+        return self.s.graph
+
+    def perceive(self, batch: dict) -> ChangeRecord:
+        self.s.command(f"perceive -   <<< '{json.dumps(batch)}'")
+        record = self.s.world.perceive(Observation.from_json(batch))
+        _expect(record is not None, f"the observation {batch.get('observation_id')} changed nothing")
+        return record
+
+    def check(self, delta: dict) -> list[str]:
+        self.s.say(f"    {json.dumps(delta)}")
+        return [v.message for v in self.s.world.verify(Delta.from_json(delta), source="nl").violations]
+
+    def updates(self, sentences: Sequence[str]) -> Iterator[list[str]]:
+        """Sentences through the LLM (search-based retrieval, verification with re-prompting: L3M+P)."""
+        from l3mp.llm.factory import make_llm
+        from l3mp.llm.settings import LLMSettings
+        from l3mp.retrieval import make_retriever
+        from l3mp.updates import NLUpdater
+
+        s = self.s
+        llm = make_llm(LLMSettings.from_sources())
+        try:
+            updater = NLUpdater(s.world, llm, make_retriever("search", llm=llm, domain=s.domain), verify=True)
+            for i, sentence in enumerate(sentences, start=1):
+                s.say()
+                s.command(f'update "{sentence}"')
+                before = s.graph.to_json()
+                result = updater.update(sentence, ref=f"utterance-{i}")
+                if result.accepted:
+                    _expect(not s.world.verifier.check_state(s.graph), "an accepted update broke the domain's rules")
+                else:
+                    _expect(s.graph.to_json() == before, "a failed update changed the graph")
+                yield update_lines(result)
+        finally:
+            llm.close()
+
+    def run_task(self, task: str, goal: str, ref: str) -> None:
+        """Plan with LAPKT from a given goal, validate against the full graph, execute step by step in a simulated
+        copy of the world, write each step's effects back."""
+        from l3mp.planning.execute import GraphExecutor, run_plan
+        from l3mp.planning.pipeline import TaskPlanner
+        from l3mp.retrieval import FullRetriever
+
+        s = self.s
+        s.command(f'plan "{task}" --goal "{goal}" --retrieval full')
+        result = TaskPlanner(s.world, None, FullRetriever()).plan(task, goal=goal)
+        _expect(result.ok, f"the task was not planned: {result.reason}")
+        s.say(f"plan ({len(result.plan)} steps, {result.engine} {result.planner_seconds:.2f} s, "
+              f"{result.context_entities} objects); {result.validation.message}")
+        world_copy = s.graph.copy()  # the "real" home: here a simulated copy of what the robot believes
+        report = run_plan(s.world, GraphExecutor(s.domain, world_copy), result.plan, task_ref=ref)
+        for i, step in enumerate(report.steps, start=1):
+            s.say(f"step {i}/{len(report.steps)}: {step.message}")
+            if step.record_seq is not None:
+                s.say(format_record(s.world.store.record(step.record_seq)))
+        _expect(report.status == "completed", f"the plan did not run: {report.message}")
+
+    def holds(self, fact: Fact) -> bool:
+        return self.s.graph.has_fact(fact)
+
+
 # ---- 1. the house ---------------------------------------------------------------------------
 def import_house(s: Session) -> None:
     s.section("A generated house, imported into a fresh store as one verified record")
-    aside = cli.make_room_for_store(s.store, force=True, fsync=s.fsync)
+    from l3mp_sim.house import house_graph
+
+    aside = make_room_for_store(s.store, force=True, fsync=s.fsync)
     if aside is not None:
         s.say(f"(moved an earlier store aside to {aside})")
     s.command(f"init --house {s.seed}")
     s.open()
-    house = cli.house_graph(s.seed)
+    house = house_graph(s.seed)
     record = s.world.apply(state_delta(s.domain, s.graph, house, replace=True), source="import",
                            input=f"generated house seed={s.seed} scale=1.0")
     _expect(record is not None and not s.world.verifier.check_state(s.graph), "the imported house does not verify")
     s.import_seq = record.seq
-    s.say(cli.format_record(record, limit=0))
+    s.say(format_record(record, limit=0))
     s.cast = pick_cast(s.graph)
     counts = _type_counts(s.graph, ("room", "person", "item"), s.domain)
     s.say(f"{s.graph.entity_count()} entities (rooms: {counts['room']}, people: {counts['person']}, "
@@ -168,14 +262,12 @@ def perception_batches(c: Cast) -> tuple[tuple[str, dict], ...]:
 
 def perceive(s: Session) -> None:
     c = s.roles
-    s.section(PERCEPTION)
+    s.section(PERCEPTION + s.via.through("perception"))
     for what, batch in perception_batches(c):
         s.say(f"observation: {what}")
-        s.command(f"perceive -   <<< '{json.dumps(batch)}'")
-        record = s.world.perceive(Observation.from_json(batch))
-        _expect(record is not None, f"the observation '{what}' changed nothing")
-        s.say(cli.format_record(record))
-    _expect(not s.graph.has_fact(Fact("in_room", (c.person, c.person_from))), "the old room of the person stayed")
+        record = s.via.perceive(batch)
+        s.say(format_record(record))
+    _expect(Fact("in_room", (c.person, c.person_from)) in record.delta.remove, "the old room of the person stayed")
     s.say(f"(in_room {c.person} {c.person_from}) was superseded by the observation: a person is in exactly one room")
 
 
@@ -196,50 +288,29 @@ def update_sentences(g: WorldGraph, c: Cast) -> tuple[str, str]:
             f"Someone put the red mug in the {sink} and turned on the tap.")
 
 
-def say_llm(s: Session) -> Any:
-    """Say which LLM the updates use (the settings from the environment); returns the settings."""
+def say_llm(s: Session) -> None:
+    """Say which LLM the updates use (the settings from the environment)."""
     from l3mp.llm.settings import LLMSettings
 
     settings = LLMSettings.from_sources()
     s.say(f"\nLLM: {settings.name} (set L3MP_LLM_PROVIDER / L3MP_LLM_BASE_URL / L3MP_LLM_MODEL for another one); "
           "starting it can take a minute the first time")
-    return settings
 
 
 def nl_updates(s: Session) -> None:
-    """Sentences through the LLM (search-based retrieval, verification with re-prompting: L3M+P)."""
-    c, g = s.roles, s.graph
-    s.section(NL_UPDATES)
+    """A hallucinated delta meets the verifier; then the sentences through the LLM."""
+    c = s.roles
+    s.section(NL_UPDATES + s.via.through("nl_update"))
     s.say(HALLUCINATION)
-    bad = hallucinated_delta(c)
-    s.say(f"    {json.dumps(bad)}")
-    verdict = s.world.verify(Delta.from_json(bad), source="nl")
-    _expect(not verdict.ok, "the hallucinated delta passed verification")
-    for violation in verdict.violations:
-        s.say(f"    - {violation.message}")
+    problems = s.via.check(hallucinated_delta(c))
+    _expect(bool(problems), "the hallucinated delta passed verification")
+    for problem in problems:
+        s.say(f"    - {problem}")
     s.say("these messages are what the update loop sends back to the LLM when it errs.")
-    from l3mp.cli_nl import result_lines
-    from l3mp.llm.factory import make_llm
-    from l3mp.retrieval import make_retriever
-    from l3mp.updates import NLUpdater
-
-    settings = say_llm(s)
-    llm = make_llm(settings)
-    try:
-        updater = NLUpdater(s.world, llm, make_retriever("search", llm=llm, domain=s.domain), verify=True)
-        for i, sentence in enumerate(update_sentences(g, c), start=1):
-            s.say()
-            s.command(f'update "{sentence}"')
-            before = s.graph.to_json()
-            result = updater.update(sentence, ref=f"utterance-{i}")
-            for line in result_lines(result):
-                s.say(line)
-            if result.accepted:
-                _expect(not s.world.verifier.check_state(s.graph), "an accepted update broke the domain's rules")
-            else:
-                _expect(s.graph.to_json() == before, "a failed update changed the graph")
-    finally:
-        llm.close()
+    say_llm(s)
+    for lines in s.via.updates(update_sentences(s.via.graph(), c)):
+        for line in lines:
+            s.say(line)
 
 
 # ---- 4. a task ------------------------------------------------------------------------------
@@ -251,29 +322,14 @@ def task_and_goal(g: WorldGraph, c: Cast) -> tuple[str, str]:
 
 
 def run_task(s: Session) -> None:
-    """Plan with LAPKT from a given goal (LLM goals: `l3mp plan "task"`), validate against the full
-    graph, execute step by step in a simulated copy of the world, write each step's effects back."""
-    from l3mp.planning.execute import GraphExecutor, run_plan
-    from l3mp.planning.pipeline import TaskPlanner
-    from l3mp.retrieval import FullRetriever
-
-    c, g = s.roles, s.graph
-    s.section(TASK)
-    task, goal = task_and_goal(g, c)
+    """Plan with LAPKT from a given goal (LLM goals: `l3mp plan "task"`), validate against the full graph, execute,
+    write each step's effects back; the person then has the red mug."""
+    c = s.roles
+    s.section(TASK + s.via.through("task"))
+    task, goal = task_and_goal(s.via.graph(), c)
     s.say(f'task: "{task}"  goal: {goal}  {PLAN_NOTE}')
-    s.command(f'plan "{task}" --goal "{goal}" --retrieval full')
-    result = TaskPlanner(s.world, None, FullRetriever()).plan(task, goal=goal)
-    _expect(result.ok, f"the task was not planned: {result.reason}")
-    s.say(f"plan ({len(result.plan)} steps, {result.engine} {result.planner_seconds:.2f} s, "
-          f"{result.context_entities} objects); {result.validation.message}")
-    world_copy = g.copy()  # the "real" home: here a simulated copy of what the robot believes
-    report = run_plan(s.world, GraphExecutor(s.domain, world_copy), result.plan, task_ref="task-1")
-    for i, step in enumerate(report.steps, start=1):
-        s.say(f"step {i}/{len(report.steps)}: {step.message}")
-        if step.record_seq is not None:
-            s.say(cli.format_record(s.world.store.record(step.record_seq)))
-    _expect(report.status == "completed", f"the plan did not run: {report.message}")
-    _expect(g.has_fact(Fact("has", (c.person, c.mug))), "the person did not get the red mug")
+    s.via.run_task(task, goal, "task-1")
+    _expect(s.via.holds(Fact("has", (c.person, c.mug))), "the person did not get the red mug")
 
 
 # ---- 5. history -----------------------------------------------------------------------------
@@ -284,16 +340,16 @@ def show_changes(s: Session) -> None:
     s.section("What changed, and why")
     history = s.world.history
     imported = s.world.store.record(s.import_seq)
-    s.command(f"history changes --since {cli.iso(imported.time)}")
+    s.command(f"history changes --since {iso(imported.time)}")
     s.say(f"(the import record #{s.import_seq} is shown in step 1)")
     for record in history.changes(start_time=imported.time):
         if record.seq != s.import_seq:
-            s.say(cli.format_record(record))
+            s.say(format_record(record))
     s.say()
     s.command(f"history entity {c.mug}")
     attrs = g.entity_attrs(c.mug)
-    s.say(f"{cli.entity_title(c.mug, attrs)}, known since record #{attrs.get('since')}")
-    for line in cli.story_lines(history.explain(g, c.mug)):
+    s.say(f"{entity_title(c.mug, attrs)}, known since record #{attrs.get('since')}")
+    for line in story_lines(history.explain(g, c.mug)):
         s.say(line)
     s.say()
     s.command(f"export --entity {ROBOT} --depth 2")
@@ -333,13 +389,29 @@ STEPS: tuple[Step, ...] = (import_house, perceive, nl_updates, run_task, show_ch
 """The session in this process, through the Python API."""
 
 
+def start_nodes(s: Session) -> None:
+    """From here on, perception, NL updates and the task go through the ROS 2 nodes, on this store."""
+    from l3mp.ros.session import Nodes
+
+    s.section("The ROS 2 nodes: world model, planner and executor on this store, talking over DDS on loopback")
+    s.world.close()
+    s.model = None
+    s.way = Nodes.start(s.directory, s.store, fsync=s.fsync, say=s.say)
+
+
+def stop_nodes(s: Session) -> None:
+    """Stop the nodes and open the store they wrote in this process again."""
+    nodes, s.way = s.way, None
+    nodes.stop()
+    s.open()
+    s.say(f"stopped cleanly; the store holds {s.world.last_seq} records, the last one from the executor's last step")
+
+
 def ros_steps() -> tuple[Step, ...]:
     """The session through the ROS 2 nodes: perception, NL updates and the task go over their topics to the
     world-model, planner and executor nodes (started as one process on loopback); the rest reads the store."""
-    from l3mp.ros import session as ros
-
-    return (import_house, ros.start_nodes, ros.perceive, ros.nl_updates, ros.run_task, ros.stop_nodes, show_changes,
-            restart, render_kitchen)
+    return (import_house, start_nodes, perceive, nl_updates, run_task, stop_nodes, show_changes, restart,
+            render_kitchen)
 
 
 def main_job(
@@ -370,8 +442,8 @@ def main_job(
         print(f"l3mp demo: failed at step {session.step}: {exc}", file=sys.stderr)
         return 1
     finally:
-        if session.stack is not None:
-            session.stack.close()
+        if session.way is not None:
+            session.way.close()
         if session.model is not None:
             session.model.close()
         if temporary and not keep:

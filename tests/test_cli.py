@@ -16,6 +16,7 @@ from unified_planning.io import PDDLReader
 
 from l3mp import cli
 from l3mp.domain import Domain, Fact
+from l3mp.report import iso
 from l3mp.world.delta import Delta
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import WorldModel
@@ -362,7 +363,7 @@ def test_import_merges_the_facts_among_the_files_entities(house, tmp_path):
         other = sorted(f.args[0] for f in graph.facts(predicate="in_room")
                        if graph.entity_type(f.args[0]) == "shelf" and f.args[0] != place)[0]
         before = graph.fact_count()
-    part = cli.subgraph(graph, {item, place, other})
+    part = graph.subgraph({item, place, other})
     part.remove_fact(Fact("on", (item, place)))
     part.add_fact(Fact("on", (item, other)))
     assert house("import", write_json(tmp_path / "part.json", part.to_json())) == 0
@@ -456,7 +457,7 @@ def records_listed(out: str) -> list[int]:
     ([], [1, 2, 3]),
     (["--since", "1500"], [2, 3]),
     (["--until", "2500"], [1, 2]),
-    (["--since", cli.iso(2000), "--until", cli.iso(2000)], [2]),
+    (["--since", iso(2000), "--until", iso(2000)], [2]),
     (["--source", "plan"], [3]),
     (["--entity", "lamp1"], [1, 2]),
     (["--since", "-1d"], []),
@@ -477,21 +478,21 @@ def test_history_entity_says_when_and_why_each_fact_became_true(timed):
     assert timed("history", "entity", "the_robot") == 0
     lines = timed.out.splitlines()
     moved = lines.index("(in_room the_robot living_room)")
-    assert lines[moved + 1] == (f"    since {cli.iso(3000)}: record #3, plan \"(move the_robot kitchen living_room)\""
+    assert lines[moved + 1] == (f"    since {iso(3000)}: record #3, plan \"(move the_robot kitchen living_room)\""
                                 " [task-1]")
     hand = lines.index("(hand_empty the_robot)")
-    assert lines[hand + 1].startswith(f"    since {cli.iso(1000)}: record #1, import \"small house\"")
+    assert lines[hand + 1].startswith(f"    since {iso(1000)}: record #1, import \"small house\"")
 
 
 def test_history_at_gives_the_graph_of_that_time(timed):
     assert timed("history", "at", "1500", "--json") == 0
     then = WorldGraph.from_json(json.loads(timed.out))
     assert Fact("light_on", ("lamp1",)) in then and Fact("in_room", ("the_robot", "kitchen")) in then
-    assert timed("history", "at", cli.iso(2500), "--pddl") == 0
+    assert timed("history", "at", iso(2500), "--pddl") == 0
     atoms = true_atoms(parse_problem(timed.out))
     assert "light_on(lamp1)" not in atoms and "in_room(the_robot, kitchen)" in atoms
     assert timed("history", "at", "2500") == 0
-    assert timed.out.startswith(f"the graph at {cli.iso(2500)} (after record #2)")
+    assert timed.out.startswith(f"the graph at {iso(2500)} (after record #2)")
 
 
 def test_bad_times_are_usage_errors(timed):

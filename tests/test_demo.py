@@ -8,6 +8,7 @@ import tempfile
 import pytest
 
 from l3mp import cli, demo
+from l3mp.ros import protocol as m
 from l3mp.world.delta import Delta
 from l3mp.world.model import WorldModel
 from tests.helpers import household, household_rules
@@ -49,7 +50,7 @@ def test_the_main_job_runs_to_completion(session):
 def test_the_main_job_goes_through_the_ros_nodes(session):
     _, out, directory = session
     assert "l3mp-ros-bringup --ros-args --params-file" in out and "nodes up (pid" in out
-    for topic in ("/world_model/perception", "/world_model/apply", "/world_model/nl_update", "/planner/task"):
+    for topic in (m.WORLD_MODEL_PERCEPTION, m.WORLD_MODEL_APPLY, m.WORLD_MODEL_NL_UPDATE, m.PLANNER_TASK):
         assert f"ros2 topic pub --once {topic} std_msgs/msg/String" in out
     assert "/executor/result: completed" in out and "stopped cleanly" in out
     assert "world_model" in (directory / "ros-nodes.log").read_text(encoding="utf-8")

@@ -6,8 +6,8 @@ import math
 import xml.etree.ElementTree as ET
 
 import pytest
+from l3mp_sim.house import house_graph as generated_house
 
-from l3mp.cli import house_graph as generated_house
 from l3mp.domain import Domain, Fact
 from l3mp.render import (
     OTHER,

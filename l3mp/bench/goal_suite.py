@@ -10,8 +10,9 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from l3mp_sim.house import house_graph
+
 from l3mp.bench.runner import Metric, error_metric, register
-from l3mp.cli import house_graph
 from l3mp.domain.paths import domain_path
 from l3mp.domain.pddl_domain import Domain
 from l3mp.errors import L3mpError

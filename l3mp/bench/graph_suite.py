@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
-from l3mp_sim.house import ROBOT, House, generate_house
+from l3mp_sim.house import House, generate_house
 
 from l3mp.bench.runner import Metric, error_metric, percentile, register
-from l3mp.domain.paths import domain_path
+from l3mp.domain.paths import ROBOT, domain_path
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.triplets import Fact
 from l3mp.world.delta import Delta, EntitySpec

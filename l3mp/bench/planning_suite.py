@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import unified_planning.model as upm
+from l3mp_sim.house import house_graph
 
 from l3mp.bench.runner import Metric, error_metric, register
-from l3mp.cli import house_graph
-from l3mp.domain.paths import domain_path
+from l3mp.domain.paths import ROBOT, domain_path
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.triplets import Fact
 from l3mp.planning.planner import PlanOutcome, plan
@@ -24,7 +24,6 @@ from l3mp.retrieval.context import always_needed, expand
 from l3mp.world.graph import WorldGraph
 
 SEED = 5
-ROBOT = "the_robot"
 PAPER_SPEEDUP = 12.5
 """Mean planning speedup of retrieved context over the full state in the paper."""
 TARGET_SPEEDUP = 25.0

@@ -12,11 +12,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from l3mp_sim.house import house_graph
+
 from l3mp.bench.runner import Metric, error_metric, percentile, register
-from l3mp.cli import house_graph
-from l3mp.domain.paths import domain_path
+from l3mp.domain.paths import ROBOT, domain_path
 from l3mp.domain.pddl_domain import Domain
 from l3mp.planning.execute import ActionEffects
+from l3mp.ros import protocol as m
 from l3mp.world.delta import state_delta
 from l3mp.world.model import WorldModel
 
@@ -101,7 +103,7 @@ def _perception(directory: Path, scale: Scale) -> Iterator[Metric]:
     nodes = _Nodes(directory, {"world_model": {"store_path": str(store), "fsync": True}}, ("l3mp-world-model",))
     try:
         client = nodes.client
-        client.wait("/world_model/state", timeout=START_S)
+        client.wait(m.WORLD_MODEL_STATE, timeout=START_S)
         rng = random.Random(SEED)
         items = [f"bench_cup_{i}" for i in range(scale.triplets_per_message)]
         messages = []
@@ -112,13 +114,13 @@ def _perception(directory: Path, scale: Scale) -> Iterator[Metric]:
             messages.append(batch)
         started = None
         for batch in messages:
-            sent = client.publish("/world_model/perception", batch)
+            sent = client.publish(m.WORLD_MODEL_PERCEPTION, batch)
             started = started or sent
-        results = [client.result("/world_model/results", b["observation_id"], timeout=START_S) for b in messages]
+        results = [client.result(m.WORLD_MODEL_RESULTS, b["observation_id"], timeout=START_S) for b in messages]
         rejected = [r["error"]["message"] for r in results if not r["ok"]]
         if rejected:
             raise RuntimeError(f"{len(rejected)} perception message(s) rejected: {rejected[0]}")
-        ended = max(client.arrival("/world_model/results", r) for r in results)
+        ended = max(client.arrival(m.WORLD_MODEL_RESULTS, r) for r in results)
     finally:
         nodes.close()
     triplets = scale.messages * scale.triplets_per_message
@@ -144,24 +146,24 @@ def _task_latency(directory: Path, scale: Scale) -> Iterator[Metric]:
     totals, without_planner, overhead = [], [], []
     try:
         client = nodes.client
-        state = client.wait("/world_model/state", timeout=START_S)
+        state = client.wait(m.WORLD_MODEL_STATE, timeout=START_S)
         client.wait_ready(STACK, timeout=START_S)
         rooms = sorted(n for n, a in state["graph"]["entities"].items() if a["type"] == "room")
-        here = next(t[2] for t in state["graph"]["facts"] if t[0] == "the_robot" and t[1] == "in_room")
+        here = next(t[2] for t in state["graph"]["facts"] if t[0] == ROBOT and t[1] == "in_room")
         targets = [r for r in rooms if r != here][:2]
         for k in range(scale.tasks + 1):
             room = targets[k % 2]
             ident = f"bench-task-{k}"
-            sent = client.publish("/planner/task", {"id": ident, "task": f"go to {room}", "retrieval": "full",
-                                                    "goal": f"(in_room the_robot {room})"})
+            sent = client.publish(m.PLANNER_TASK, {"id": ident, "task": f"go to {room}", "retrieval": "full",
+                                                    "goal": f"(in_room {ROBOT} {room})"})
             timeout = START_S if k == 0 else 60.0
-            plan = client.result("/planner/plan", ident, timeout=timeout)
-            done = client.result("/executor/result", ident, timeout=timeout)
+            plan = client.result(m.PLANNER_PLAN, ident, timeout=timeout)
+            done = client.result(m.EXECUTOR_RESULT, ident, timeout=timeout)
             if not (plan["ok"] and done["ok"]):
                 raise RuntimeError(f"task {ident} failed: {plan.get('error') or done.get('error')}")
             if k == 0:  # the first task also waits for discovery and warms up the planner
                 continue
-            total = client.arrival("/executor/result", done) - sent
+            total = client.arrival(m.EXECUTOR_RESULT, done) - sent
             totals.append(total)
             without_planner.append(total - plan["plan_seconds"])
             overhead.append(total - plan["plan_seconds"] - (done["run_seconds"] - done["write_back_seconds"]))
@@ -186,9 +188,9 @@ def _step_cost(repeats: int) -> Iterator[Metric]:
     unified-planning simulator path (what every executed step computes, about twice)."""
     domain = Domain.from_file(domain_path("household"))
     graph = house_graph(SEED)
-    here = next(f.args[1] for f in graph.facts(predicate="in_room", entity="the_robot"))
+    here = next(f.args[1] for f in graph.facts(predicate="in_room", entity=ROBOT))
     there = min(n for n in graph.entities() if graph.entity_type(n) == "room" and n != here)
-    action = f"(move the_robot {here} {there})"
+    action = f"(move {ROBOT} {here} {there})"
     for name, effects, count in (("step_effects_compiled", ActionEffects(domain), repeats),
                                  ("step_effects_simulator", ActionEffects(domain, compile_schemas=False),
                                   max(1, repeats // 20))):

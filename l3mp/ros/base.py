@@ -13,7 +13,7 @@ from std_msgs.msg import String
 from l3mp.domain.paths import domain_path
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
-from l3mp.ros import messages
+from l3mp.ros import protocol
 from l3mp.ros.health import diagnostic_array
 from l3mp.ros.params import Param, declare
 from l3mp.ros.worker import Worker
@@ -30,7 +30,7 @@ class L3mpNode(Node):
         rules = self.params["rules"]
         self.rules = RuleSet.from_file(rules, self.domain) if rules else RuleSet.for_domain(self.domain)
         self.rejected = 0
-        self._results = self.create_publisher(String, results_topic, messages.request_qos())
+        self._results = self.create_publisher(String, results_topic, protocol.request_qos())
         self._diagnostics = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
         self.housekeeping = MutuallyExclusiveCallbackGroup()
         self.create_timer(self.params["diagnostics_period_s"], self.publish_diagnostics,
@@ -40,9 +40,9 @@ class L3mpNode(Node):
         """Publish a result message; failed requests are also logged."""
         if not payload["ok"]:
             self.rejected += 1
-            error = payload["error"]  # failed results are made by messages.error
+            error = payload["error"]  # failed results are made by protocol.error
             self.get_logger().warning(f"{payload['kind']} {payload['id']} failed: {error['code']}: {error['message']}")
-        self._results.publish(String(data=messages.dumps(payload)))
+        self._results.publish(String(data=protocol.dumps(payload)))
 
     def guarded(self, kind: str, handle: Callable[[String], None]) -> Callable[[String], None]:
         """A subscription callback that turns an unexpected exception into an error result (the node goes on)."""
@@ -51,7 +51,7 @@ class L3mpNode(Node):
                 handle(msg)
             except Exception as exc:  # a bug must cost one request, not the node
                 self.get_logger().error(f"{kind}: internal error: {type(exc).__name__}: {exc}")
-                self.publish_result(messages.error(kind, messages.new_id(kind), "internal",
+                self.publish_result(protocol.error(kind, protocol.new_id(kind), "internal",
                                                    f"{type(exc).__name__}: {exc}"))
         return callback
 
@@ -59,14 +59,14 @@ class L3mpNode(Node):
         """Queue ``(ident, request)`` on `worker`; when its queue is full, answer `ident` with a ``busy`` error."""
         if worker.submit((ident, request)):
             return True
-        self.publish_result(messages.error(kind, ident, "busy", f"{worker.depth} {waiting} are waiting "
+        self.publish_result(protocol.error(kind, ident, "busy", f"{worker.depth} {waiting} are waiting "
                                            f"(limits.max_queue = {self.params['limits.max_queue']}); send it later"))
         return False
 
     def job_failed(self, kind: str) -> Callable[[tuple[str, Any], Exception], None]:
         """For a Worker: a job ``(id, request)`` that raised gets an internal-error result."""
         def failed(job: tuple[str, Any], exc: Exception) -> None:
-            self.publish_result(messages.error(kind, job[0], "internal", f"{type(exc).__name__}: {exc}"))
+            self.publish_result(protocol.error(kind, job[0], "internal", f"{type(exc).__name__}: {exc}"))
         return failed
 
     def publish_diagnostics(self) -> None:

@@ -16,19 +16,13 @@ from rclpy.parameter import Parameter
 from std_msgs.msg import String
 
 from l3mp.errors import L3mpError
-from l3mp.ros import messages as m
+from l3mp.ros import protocol as m
 from l3mp.ros.main import node_factory
 
 TIMEOUT_S = 20.0
 STACK = {"world_model": 2, "planner": 2, "executor": 1}
 """The nodes of the full stack and how many subscribers each one's result topic has once all are connected
 (world model: the client and the executor; planner: the client and the executor; executor: the client)."""
-RESULT_TOPIC = {"/world_model/perception": "/world_model/results", "/world_model/nl_update": "/world_model/results",
-                "/world_model/apply": "/world_model/results", "/world_model/query": "/world_model/results",
-                "/planner/task": "/planner/plan", "/executor/execute": "/executor/result"}
-"""Where the answer to a request topic comes."""
-LISTENED = ("/world_model/results", "/world_model/changes", "/planner/plan", "/planner/status",
-            "/executor/result", "/executor/steps")
 
 
 class NoAnswer(L3mpError):
@@ -36,9 +30,9 @@ class NoAnswer(L3mpError):
 
 
 class Client:
-    """A node in its own rclpy context (ROS domain `domain_id`, else $ROS_DOMAIN_ID) that collects the messages of
-    LISTENED and ``/world_model/state``; `nodes` (names) are started in the same process with parameter
-    overrides from `params` (``{node: {name: value}}``)."""
+    """A node in its own rclpy context (ROS domain `domain_id`, else $ROS_DOMAIN_ID) that collects what the nodes
+    publish (protocol.OUTPUTS and the world model's state); `nodes` (names) are started in the same process with
+    parameter overrides from `params` (``{node: {name: value}}``)."""
 
     def __init__(self, nodes: Iterable[str] = (), params: Mapping[str, Mapping[str, Any]] | None = None, *,
                  domain_id: int | None = None) -> None:
@@ -55,19 +49,20 @@ class Client:
             self.close()
             raise
         self.node = rclpy.create_node("l3mp_client", context=self.context)
-        self.received: dict[str, list[Any]] = {t: [] for t in (*LISTENED, "/world_model/state")}
+        self.received: dict[str, list[Any]] = {t: [] for t in (*m.OUTPUTS, m.WORLD_MODEL_STATE)}
         self.arrived: dict[str, list[float]] = {t: [] for t in self.received}
         self._new = threading.Condition()
         self._subscriptions = {}
-        for topic in LISTENED:
+        for topic in m.OUTPUTS:
             qos = m.changes_qos() if topic.endswith(m.CHANGES) else m.request_qos()
             self._subscriptions[topic] = self.node.create_subscription(String, topic, self._collector(topic), qos)
-        self.node.create_subscription(String, "/world_model/state", self._collector("/world_model/state"),
+        self.node.create_subscription(String, m.WORLD_MODEL_STATE, self._collector(m.WORLD_MODEL_STATE),
                                       m.state_qos())
         self.health: dict[str, tuple[int, dict[str, str]]] = {}
         """The last diagnostics of each l3mp node: level and values."""
-        self.node.create_subscription(DiagnosticArray, "/diagnostics", self._on_diagnostics, 10)
+        self.node.create_subscription(DiagnosticArray, m.DIAGNOSTICS, self._on_diagnostics, 10)
         self._publishers: dict[str, Any] = {}
+        self._requesters: dict[tuple[str, float | None], m.Requester] = {}
         self.executor.add_node(self.node)
         self._thread = threading.Thread(target=self.executor.spin, daemon=True)
         self._thread.start()
@@ -107,15 +102,15 @@ class Client:
 
     def publish(self, topic: str, payload: Any, timeout: float = TIMEOUT_S) -> float:
         """Publish a String (a dict is sent as JSON) once the topic has a subscriber and the topic its answer comes
-        on (RESULT_TOPIC) reaches this client; the perf_counter time it was sent."""
+        on (protocol.RESULT_TOPIC) reaches this client; the perf_counter time it was sent."""
         if topic not in self._publishers:
             self._publishers[topic] = self.node.create_publisher(String, topic, m.request_qos())
         publisher = self._publishers[topic]
-        answers = self._subscriptions.get(RESULT_TOPIC.get(topic, ""))
+        answers = self._subscriptions.get(m.RESULT_TOPIC.get(topic, ""))
         deadline = time.monotonic() + timeout
         while publisher.get_subscription_count() == 0 or (answers is not None and answers.get_publisher_count() == 0):
             if time.monotonic() >= deadline:
-                raise NoAnswer(f"{topic} has no subscriber, or {RESULT_TOPIC.get(topic)} no publisher, "
+                raise NoAnswer(f"{topic} has no subscriber, or {m.RESULT_TOPIC.get(topic)} no publisher, "
                                f"after {timeout} s")
             time.sleep(0.02)
         data = payload if isinstance(payload, str) else json.dumps(payload)
@@ -147,20 +142,19 @@ class Client:
             index = next(i for i, seen in enumerate(self.received[topic]) if seen is message)
             return self.arrived[topic][index]
 
-    def ask(self, topic: str, payload: dict, result_topic: str, timeout: float = TIMEOUT_S) -> dict:
-        """Publish a request until its result comes (for a node that has just started: discovery may still deliver
-        to one it replaces); each try has its own id (``<id>-<try>``)."""
-        deadline = time.monotonic() + timeout
-        attempt = 0
-        while True:
-            attempt += 1
-            ident = f"{payload['id']}-{attempt}"
-            self.publish(topic, {**payload, "id": ident}, timeout=max(0.1, deadline - time.monotonic()))
-            try:
-                return self.result(result_topic, ident, timeout=min(2.0, max(0.1, deadline - time.monotonic())))
-            except NoAnswer:
-                if time.monotonic() >= deadline:
-                    raise
+    def ask(self, topic: str, payload: dict, timeout: float = TIMEOUT_S, *, resend_s: float | None = None) -> dict:
+        """Publish a request (it keeps its ``id``, or ``observation_id`` for perception) and wait for its result on
+        the topic protocol.RESULT_TOPIC names; with `resend_s`, publish it again every `resend_s` seconds until the
+        result comes (a node that has just started: discovery may still deliver to the one it replaces)."""
+        key = (topic, resend_s)
+        if key not in self._requesters:
+            self._requesters[key] = m.Requester(self.node, topic, m.RESULT_TOPIC[topic], kind="client",
+                                                    resend_s=resend_s)
+        ident = payload.get("id") or payload["observation_id"]
+        answer = self._requesters[key].call(payload, timeout, ident=ident)
+        if answer is None:
+            raise NoAnswer(f"no answer to {ident} on {m.RESULT_TOPIC[topic]} within {timeout} s")
+        return answer
 
     def close(self) -> None:
         self.executor.shutdown(timeout_sec=5)

@@ -14,10 +14,10 @@ from std_srvs.srv import Trigger
 
 from l3mp.errors import FormatError, L3mpError, StoreError
 from l3mp.planning.execute import Executor, StepOutcome, run_plan
-from l3mp.ros import messages as m
+from l3mp.ros import protocol as m
 from l3mp.ros.adapters import AdapterContext, adapter_factory, adapter_options
 from l3mp.ros.base import L3mpNode
-from l3mp.ros.follow import Follower, Requester
+from l3mp.ros.follow import Follower
 from l3mp.ros.health import OK, WARN, age
 from l3mp.ros.params import EXECUTOR
 from l3mp.ros.replica import Replica
@@ -45,9 +45,9 @@ class ExecutorNode(L3mpNode):
         self.options = adapter_options(p["adapter_options"])
         links = ReentrantCallbackGroup()
         world, planner = p["world_model"], p["planner_node"]
-        self._apply = Requester(self, m.topic(world, m.APPLY), m.topic(world, m.RESULTS), kind="step", group=links,
+        self._apply = m.Requester(self, m.topic(world, m.APPLY), m.topic(world, m.RESULTS), kind="step", group=links,
                                 resend_s=RESEND_S)
-        self._replan = Requester(self, m.topic(planner, m.TASK), m.topic(planner, m.PLAN), kind="replan",
+        self._replan = m.Requester(self, m.topic(planner, m.TASK), m.topic(planner, m.PLAN), kind="replan",
                                  group=links)
         self.replica = Replica(self.domain, self.rules, writer=self._write)
         self.follower = Follower(self, self.replica, world, MutuallyExclusiveCallbackGroup())

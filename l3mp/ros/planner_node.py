@@ -9,7 +9,7 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from std_msgs.msg import String
 
 from l3mp.errors import FormatError, LLMError
-from l3mp.ros import messages as m
+from l3mp.ros import protocol as m
 from l3mp.ros.base import L3mpNode
 from l3mp.ros.follow import Follower
 from l3mp.ros.health import LazyLLM, age

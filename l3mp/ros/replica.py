@@ -10,7 +10,7 @@ from typing import Any
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.errors import FormatError, StoreError
-from l3mp.ros.messages import STATE_FORMAT
+from l3mp.ros.protocol import STATE_FORMAT
 from l3mp.world.delta import state_delta
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import Observation, Outcome, Update, WorldModel

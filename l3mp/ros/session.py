@@ -1,29 +1,23 @@
-"""The main job's steps through the ROS 2 nodes: the bringup (world model, planner, executor in one process on
-loopback) on the session's store, and the session's perception, NL updates and task sent over their topics."""
+"""The main job's way through the ROS 2 nodes: the bringup (world model, planner, executor in one process on
+loopback) on the session's store, and the session's perception, NL updates and task sent over their topics.
+
+`Nodes` answers the same requests as the main job's in-process way (l3mp.demo.InProcess), so that the main job's
+steps are written once for both ways.
+"""
 
 from __future__ import annotations
 
 import json
 import shlex
 import signal
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
-from l3mp import cli
-from l3mp.demo import (
-    HALLUCINATION,
-    NL_UPDATES,
-    PERCEPTION,
-    PLAN_NOTE,
-    TASK,
-    DemoFailed,
-    Session,
-    hallucinated_delta,
-    perception_batches,
-    say_llm,
-    task_and_goal,
-    update_sentences,
-)
+from l3mp.domain.triplets import Fact, fact_to_triplet
+from l3mp.errors import L3mpError
+from l3mp.report import format_record, update_lines
+from l3mp.ros import protocol as m
 from l3mp.ros.client import STACK, Client, NoAnswer
 from l3mp.ros.launcher import NodeProcess, random_domain, ros_environment, use_loopback, write_params
 from l3mp.world.graph import WorldGraph
@@ -34,15 +28,54 @@ START_S = 120.0
 UPDATE_S = 1200.0
 """Deadline for one NL update through the node (up to 4 attempts of a slow local LLM)."""
 PLAN_S = 300.0
+REQUEST_S = 60.0
+TOPICS = (f"topics: {m.WORLD_MODEL}/{{{m.PERCEPTION},{m.NL_UPDATE},{m.APPLY},{m.QUERY}}} in, "
+          f"{m.WORLD_MODEL}/{{{m.RESULTS},{m.CHANGES},{m.STATE}}} out; {m.PLANNER_TASK} in, "
+          f"{m.PLANNER}/{{{m.PLAN},{m.STATUS}}} out; {m.EXECUTOR}/{{{m.STEPS},{m.RESULT}}} "
+          f"out; {m.DIAGNOSTICS}")
+
+Say = Callable[[str], None]
 
 
-@dataclass
-class Stack:
-    """The bringup process and the client that talks to it."""
+class NodesFailed(L3mpError):
+    """The nodes did not start, did not answer, or answered what the session did not expect."""
 
-    process: NodeProcess
-    client: Client
-    domain_id: int
+
+class Nodes:
+    """The bringup process on the session's store and the client that talks to it."""
+
+    def __init__(self, process: NodeProcess, client: Client, say: Say) -> None:
+        self.process = process
+        self.client = client
+        self._say = say
+
+    @classmethod
+    def start(cls, directory: Path, store: Path, *, fsync: bool, say: Say) -> Nodes:
+        """Start the bringup on `store` (closed by the caller) and wait until its nodes are ready."""
+        params = write_params(directory / "ros-params.yaml", {
+            "world_model": {"store_path": str(store), "fsync": fsync, "state_period_s": 0.2,
+                            "update.retrieval": "search"},
+            "planner": {"retrieval": "full"},
+        })
+        domain_id = random_domain()
+        args = ["--ros-args", "--params-file", str(params)]
+        say(f"$ ROS_DOMAIN_ID={domain_id} ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST l3mp-ros-bringup {' '.join(args)}")
+        say(f"(on a ROS 2 installation: ros2 launch l3mp l3mp.launch.py params_file:={params})")
+        process = NodeProcess("l3mp-ros-bringup", args, ros_environment(domain_id, directory / "ros-logs"),
+                              directory / "ros-nodes.log")
+        use_loopback()
+        nodes = cls(process, Client(domain_id=domain_id), say)
+        try:
+            state = nodes.client.wait(m.WORLD_MODEL_STATE, timeout=START_S)
+            nodes.client.wait_ready(STACK, timeout=START_S)
+        except NoAnswer as exc:
+            nodes.close()
+            raise NodesFailed(f"the nodes did not start: {exc}\n{process.output()[-3000:]}") from exc
+        graph = state["graph"]
+        say(f"nodes up (pid {process.process.pid}); {m.WORLD_MODEL_STATE} (transient local) holds record "
+            f"{state['seq']}: {len(graph['entities'])} entities, {len(graph['facts'])} facts")
+        say(TOPICS)
+        return nodes
 
     def close(self) -> int:
         """Stop the nodes with SIGINT (they close the store cleanly); the exit code."""
@@ -50,168 +83,89 @@ class Stack:
         self.client.close()
         return code
 
+    def stop(self) -> None:
+        """Stop the nodes and say so; NodesFailed if they did not exit cleanly."""
+        self._say("")
+        self._say(f"$ kill -INT {self.process.process.pid}   # the nodes stop; the world model writes a snapshot and "
+                  "closes the store")
+        code = self.close()
+        if code != 0:
+            raise NodesFailed(f"the nodes exited with code {code}:\n{self.process.output()[-3000:]}")
 
-def _stack(s: Session) -> Stack:
-    if s.stack is None:
-        raise DemoFailed("the ROS 2 nodes are not running")
-    return s.stack
+    # ---- the requests of the main job ---------------------------------------------------------
+    def through(self, kind: str) -> str:
+        """How a section's title says where its requests of `kind` (perception, nl_update, task) go."""
+        topics = {m.PERCEPTION: m.WORLD_MODEL_PERCEPTION, m.NL_UPDATE: m.WORLD_MODEL_NL_UPDATE,
+                  m.TASK: f"{m.PLANNER_TASK} and the executor"}
+        return f" (through {topics[kind]})"
 
+    def graph(self) -> WorldGraph:
+        """The graph as the world-model node published it last."""
+        return WorldGraph.from_json(self.client.received[m.WORLD_MODEL_STATE][-1]["graph"])
 
-def _ask(s: Session, topic: str, payload: dict, result_topic: str, timeout: float) -> dict:
-    stack = _stack(s)
-    stack.client.publish(topic, payload)
-    try:
-        return stack.client.result(result_topic, payload.get("id") or payload["observation_id"], timeout=timeout)
-    except NoAnswer as exc:
-        raise DemoFailed(f"no answer on {result_topic}: {exc}\nnode output:\n{stack.process.output()[-3000:]}") from exc
+    def perceive(self, batch: dict) -> ChangeRecord:
+        self._say(_pub(m.WORLD_MODEL_PERCEPTION, batch))
+        result = self._ask(m.WORLD_MODEL_PERCEPTION, batch, REQUEST_S)
+        seq = result["batches"][0]["seq"] if result["ok"] else None
+        if seq is None:
+            raise NodesFailed(f"the observation {batch.get('observation_id')} was not applied: {result}")
+        return self._record(seq)
 
+    def check(self, delta: dict) -> list[str]:
+        """The verifier's messages for `delta` (none if it is valid: then it is applied)."""
+        request = {"id": "hallucinated", "delta": delta, "source": "nl"}
+        self._say(_pub(m.WORLD_MODEL_APPLY, request))
+        result = self._ask(m.WORLD_MODEL_APPLY, request, REQUEST_S)
+        return [] if result["ok"] else [v["message"] for v in result["violations"]]
 
-def _record(s: Session, seq: int) -> ChangeRecord:
-    """A change record as the world-model node published it."""
-    data = _stack(s).client.wait("/world_model/changes", lambda r: r.get("seq") == seq, timeout=30)
-    return ChangeRecord.from_json(data)
+    def updates(self, sentences: Sequence[str]) -> Iterator[list[str]]:
+        """Each sentence through the world model's NL update; the account of each."""
+        for i, sentence in enumerate(sentences, start=1):
+            request = {"id": f"utterance-{i}", "text": sentence}
+            self._say("")
+            self._say(_pub(m.WORLD_MODEL_NL_UPDATE, request))
+            yield update_lines(self._ask(m.WORLD_MODEL_NL_UPDATE, request, UPDATE_S))
+
+    def run_task(self, task: str, goal: str, ref: str) -> None:
+        """Plan `task` with `goal` on the planner node and wait for the executor node to run it."""
+        request = {"id": ref, "task": task, "goal": goal, "retrieval": "full"}
+        self._say(_pub(m.PLANNER_TASK, request))
+        plan = self._ask(m.PLANNER_TASK, request, PLAN_S)
+        if not plan["ok"]:
+            raise NodesFailed(f"the task was not planned: {plan['error']['message']}")
+        result = plan["result"]
+        self._say(f"{m.PLANNER_PLAN}: {len(plan['plan'])} steps, {result['engine']} "
+                  f"{result['planner_seconds']:.2f} s, {result['context_entities']} objects; "
+                  f"{result['validation']['message']}")
+        done = self.client.result(m.EXECUTOR_RESULT, ref, timeout=PLAN_S)
+        for i, step in enumerate(done.get("steps", []), start=1):
+            self._say(f"{m.EXECUTOR_STEPS} {i}/{len(done['steps'])}: {step['message']}")
+            if step["seq"] is not None:
+                self._say(format_record(self._record(step["seq"])))
+        if not done["ok"]:
+            raise NodesFailed(f"the plan did not run: {done['error']['message']}")
+        self._say(f"{m.EXECUTOR_RESULT}: {done['message']} in {done['seconds']:.2f} s")
+
+    def holds(self, fact: Fact) -> bool:
+        """Whether the world-model node holds `fact` (asked through its query topic)."""
+        query = {"id": f"check-{fact.predicate}", "kind": "facts", "entity": fact.args[0], "predicate": fact.predicate}
+        answer = self._ask(m.WORLD_MODEL_QUERY, query, REQUEST_S)
+        return list(fact_to_triplet(fact)) in answer.get("facts", [])
+
+    # ---- helpers ------------------------------------------------------------------------------
+    def _ask(self, topic: str, payload: dict, timeout: float) -> dict:
+        try:
+            return self.client.ask(topic, payload, timeout)
+        except NoAnswer as exc:
+            raise NodesFailed(f"{exc}\nnode output:\n{self.process.output()[-3000:]}") from exc
+
+    def _record(self, seq: int) -> ChangeRecord:
+        """A change record as the world-model node published it."""
+        data = self.client.wait(m.WORLD_MODEL_CHANGES, lambda r: r.get("seq") == seq, timeout=30)
+        return ChangeRecord.from_json(data)
 
 
 def _pub(topic: str, payload: Any) -> str:
     """The ros2 command that publishes the same message."""
     text = payload if isinstance(payload, str) else json.dumps(payload)
     return f"$ ros2 topic pub --once {topic} std_msgs/msg/String {shlex.quote('{data: ' + json.dumps(text) + '}')}"
-
-
-def start_nodes(s: Session) -> None:
-    s.section("The ROS 2 nodes: world model, planner and executor on this store, talking over DDS on loopback")
-    s.world.close()
-    s.model = None
-    params = write_params(s.directory / "ros-params.yaml", {
-        "world_model": {"store_path": str(s.store), "fsync": s.fsync, "state_period_s": 0.2,
-                        "update.retrieval": "search"},
-        "planner": {"retrieval": "full"},
-    })
-    domain_id = random_domain()
-    args = ["--ros-args", "--params-file", str(params)]
-    s.say(f"$ ROS_DOMAIN_ID={domain_id} ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST l3mp-ros-bringup {' '.join(args)}")
-    s.say(f"(on a ROS 2 installation: ros2 launch l3mp l3mp.launch.py params_file:={params})")
-    process = NodeProcess("l3mp-ros-bringup", args, ros_environment(domain_id, s.directory / "ros-logs"),
-                          s.directory / "ros-nodes.log")
-    use_loopback()
-    s.stack = Stack(process, Client(domain_id=domain_id), domain_id)
-    client = s.stack.client
-    try:
-        state = client.wait("/world_model/state", timeout=START_S)
-        client.wait_ready(STACK, timeout=START_S)
-    except NoAnswer as exc:
-        raise DemoFailed(f"the nodes did not start: {exc}\n{process.output()[-3000:]}") from exc
-    graph = state["graph"]
-    s.say(f"nodes up (pid {process.process.pid}); /world_model/state (transient local) holds record {state['seq']}: "
-          f"{len(graph['entities'])} entities, {len(graph['facts'])} facts")
-    s.say("topics: /world_model/{perception,nl_update,apply,query} in, /world_model/{results,changes,state} out; "
-          "/planner/task in, /planner/{plan,status} out; /executor/{steps,result} out; /diagnostics")
-
-
-def perceive(s: Session) -> None:
-    s.section(PERCEPTION + " (through /world_model/perception)")
-    c = s.roles
-    for what, batch in perception_batches(c):
-        s.say(f"observation: {what}")
-        s.say(_pub("/world_model/perception", batch))
-        result = _ask(s, "/world_model/perception", batch, "/world_model/results", 60)
-        seq = result["batches"][0]["seq"] if result["ok"] else None
-        if seq is None:
-            raise DemoFailed(f"the observation '{what}' was not applied: {result}")
-        record = _record(s, seq)
-        s.say(cli.format_record(record))
-    moved = [t for t in record.delta.to_json().get("remove", []) if t[0] == c.person and t[1] == "in_room"]
-    if moved != [[c.person, "in_room", c.person_from]]:
-        raise DemoFailed("the old room of the person stayed")
-    s.say(f"(in_room {c.person} {c.person_from}) was superseded by the observation: a person is in exactly one room")
-
-
-def nl_updates(s: Session) -> None:
-    c = s.roles
-    s.section(NL_UPDATES + " (through /world_model/nl_update)")
-    s.say(HALLUCINATION)
-    bad = {"id": "hallucinated", "delta": hallucinated_delta(c), "source": "nl"}
-    s.say(_pub("/world_model/apply", bad))
-    result = _ask(s, "/world_model/apply", bad, "/world_model/results", 60)
-    if result["ok"]:
-        raise DemoFailed("the hallucinated delta passed verification")
-    for violation in result["violations"]:
-        s.say(f"    - {violation['message']}")
-    s.say("these messages are what the update loop sends back to the LLM when it errs.")
-    say_llm(s)
-    graph = _graph(s)
-    for i, sentence in enumerate(update_sentences(graph, c), start=1):
-        request = {"id": f"utterance-{i}", "text": sentence}
-        s.say()
-        s.say(_pub("/world_model/nl_update", request))
-        for line in _update_lines(_ask(s, "/world_model/nl_update", request, "/world_model/results", UPDATE_S)):
-            s.say(line)
-
-
-def _graph(s: Session) -> WorldGraph:
-    """The graph as the world-model node published it last."""
-    return WorldGraph.from_json(_stack(s).client.received["/world_model/state"][-1]["graph"])
-
-
-def _update_lines(result: dict) -> list[str]:
-    """An NL update's result message, told like `l3mp update` tells it."""
-    retrieval = result.get("retrieval") or {}
-    lines = [f"update: {result.get('text')!r}", f"variant {result.get('variant')}, LLM {result.get('llm')}",
-             f"retrieved ({retrieval.get('mode')}): {retrieval.get('entities')} entities, "
-             f"{retrieval.get('facts')} facts"]
-    for a in result.get("attempts", []):
-        lines.append(f"attempt {a['number']}: {a['prompt_tokens']} prompt + {a['completion_tokens']} completion "
-                     f"tokens, {a['seconds']:.1f} s")
-        lines.append(f"    proposed: {json.dumps(a['delta']) if a['delta'] is not None else a['answer'][:300]!r}")
-        lines += [f"    - {p}" for p in a["problems"]]
-    tokens = result.get("tokens") or {}
-    lines.append(f"tokens: {tokens.get('prompt_tokens', 0)} prompt + {tokens.get('completion_tokens', 0)} completion "
-                 f"in {tokens.get('calls', 0)} call(s)")
-    if result["ok"]:
-        record = result.get("record")
-        lines.append("applied:" if record else "accepted: nothing changes")
-        if record:
-            lines.append(cli.format_record(ChangeRecord.from_json(record)))
-    else:
-        lines.append(f"not applied, the graph is unchanged: {result['error']['message']}")
-    return lines
-
-
-def run_task(s: Session) -> None:
-    c = s.roles
-    s.section(TASK + " (through /planner/task and the executor)")
-    task, goal = task_and_goal(_graph(s), c)
-    request = {"id": "task-1", "task": task, "goal": goal, "retrieval": "full"}
-    s.say(f'task: "{task}"  goal: {goal}  {PLAN_NOTE}')
-    s.say(_pub("/planner/task", request))
-    plan = _ask(s, "/planner/task", request, "/planner/plan", PLAN_S)
-    if not plan["ok"]:
-        raise DemoFailed(f"the task was not planned: {plan['error']['message']}")
-    result = plan["result"]
-    s.say(f"/planner/plan: {len(plan['plan'])} steps, {result['engine']} {result['planner_seconds']:.2f} s, "
-          f"{result['context_entities']} objects; {result['validation']['message']}")
-    done = _stack(s).client.result("/executor/result", "task-1", timeout=PLAN_S)
-    for i, step in enumerate(done.get("steps", []), start=1):
-        s.say(f"/executor/steps {i}/{len(done['steps'])}: {step['message']}")
-        if step["seq"] is not None:
-            s.say(cli.format_record(_record(s, step["seq"])))
-    if not done["ok"]:
-        raise DemoFailed(f"the plan did not run: {done['error']['message']}")
-    s.say(f"/executor/result: {done['message']} in {done['seconds']:.2f} s")
-    query = {"id": "check-task", "kind": "facts", "entity": c.mug, "predicate": "has"}
-    answer = _ask(s, "/world_model/query", query, "/world_model/results", 30)
-    if [c.person, "has", c.mug] not in answer.get("facts", []):
-        raise DemoFailed("the person did not get the red mug")
-
-
-def stop_nodes(s: Session) -> None:
-    stack = _stack(s)
-    s.say()
-    s.say(f"$ kill -INT {stack.process.process.pid}   # the nodes stop; the world model writes a snapshot and closes "
-          "the store")
-    code = stack.close()
-    s.stack = None
-    if code != 0:
-        raise DemoFailed(f"the nodes exited with code {code}:\n{stack.process.output()[-3000:]}")
-    s.open()
-    s.say(f"stopped cleanly; the store holds {s.world.last_seq} records, the last one from the executor's last step")

@@ -14,7 +14,7 @@ from std_srvs.srv import Trigger
 
 from l3mp.domain.triplets import fact_to_triplet
 from l3mp.errors import FormatError, LLMError, StoreError
-from l3mp.ros import messages as m
+from l3mp.ros import protocol as m
 from l3mp.ros.base import L3mpNode
 from l3mp.ros.health import ERROR, LazyLLM, age, store_writable
 from l3mp.ros.params import WORLD_MODEL, check_retrieval, llm_settings
@@ -22,6 +22,7 @@ from l3mp.ros.replica import Replica, state_message
 from l3mp.ros.worker import Worker
 from l3mp.world.delta import Delta
 from l3mp.world.model import Observation, Outcome, Update, WorldModel
+from l3mp.world.query import find_entities, find_facts, known_entity
 from l3mp.world.record import ChangeRecord
 from l3mp.world.store import default_store_path
 
@@ -164,17 +165,12 @@ class WorldModelNode(L3mpNode):
 
     def _answer(self, request: dict[str, Any]) -> dict[str, Any]:
         graph, kind = self.world.graph, request["kind"]
-        entity = request.get("entity", "").lower() or None
-        if entity is not None and not graph.has_entity(entity):
-            raise FormatError(f"unknown entity {entity!r}")
+        entity = known_entity(graph, request["entity"]) if request.get("entity") else None
         if kind == "facts":
-            facts = graph.facts(entity=entity, predicate=request.get("predicate") or None)
-            return {"facts": [list(fact_to_triplet(f)) for f in sorted(facts)]}
+            facts = find_facts(graph, self.domain, entity=entity, predicate=request.get("predicate"))
+            return {"facts": [list(fact_to_triplet(f)) for f in facts]}
         if kind == "entities":
-            wanted = request.get("type", "").lower()
-            names = [n for n in sorted(graph.entities())
-                     if not wanted or self.domain.is_subtype(graph.entity_type(n) or "", wanted)]
-            return {"entities": {n: graph.entity_attrs(n) for n in names}}
+            return {"entities": find_entities(graph, self.domain, type_=request.get("type"))}
         if kind == "history":
             if entity is None:
                 raise FormatError("a history query needs 'entity'")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from l3mp_sim.house import house_graph
 
 from l3mp.bench.goal_suite import SCALE, SEED, TASKS, judge
-from l3mp.cli import house_graph
 from l3mp.domain.paths import domain_path
 from l3mp.domain.pddl_domain import Domain
 from l3mp.llm.client import ChatLLM

@@ -6,8 +6,9 @@ import math
 import random
 from pathlib import Path
 
+from l3mp_sim.house import house_graph
+
 from l3mp.bench.planning_suite import KINDS, make_tasks, retrieve
-from l3mp.cli import house_graph
 from l3mp.domain.paths import domain_path
 from l3mp.domain.pddl_domain import Domain
 from tests.bench.support import quick_suite

@@ -11,6 +11,7 @@ import time
 import pytest
 from diagnostic_msgs.msg import DiagnosticArray
 
+from l3mp.ros import protocol as m
 from l3mp.ros.client import Client
 from tests.helpers import F, snapshot
 from tests.llm.scripted_server import reply, slow
@@ -49,36 +50,36 @@ def world(ros: Client):
 def test_perception_reaches_the_graph_the_changes_and_the_state(ros):
     batch = {"observation_id": "cam-1", "entities": {"cup9": {"type": "dish", "label": "blue cup"}},
              "triplets": [["cup9", "on", "counter1"], ["plate1", "dirty", True]]}
-    ros.publish("/world_model/perception", batch)
-    result = ros.result("/world_model/results", "cam-1")
+    ros.publish(m.WORLD_MODEL_PERCEPTION, batch)
+    result = ros.result(m.WORLD_MODEL_RESULTS, "cam-1")
     assert result["ok"] and result["batches"][0]["accepted"]
     seq = result["batches"][0]["seq"]
     graph = world(ros).graph
     assert graph.has_fact(F("on", "cup9", "counter1")) and graph.entity_attrs("cup9")["label"] == "blue cup"
-    record = ros.wait("/world_model/changes", lambda r: r["seq"] == seq)
+    record = ros.wait(m.WORLD_MODEL_CHANGES, lambda r: r["seq"] == seq)
     assert record["source"] == "perception" and record["ref"] == "cam-1"
-    state = ros.wait("/world_model/state", lambda s: s["seq"] >= seq)
+    state = ros.wait(m.WORLD_MODEL_STATE, lambda s: s["seq"] >= seq)
     assert "cup9" in state["graph"]["entities"] and state["domain"] == "household"
 
 
 BAD = [
-    ("/world_model/perception", "{not json", "malformed", "not JSON"),
-    ("/world_model/perception", {"observation_id": "x", "triplets": [["mug1", "on_top", "counter1"]]}, "rejected",
+    (m.WORLD_MODEL_PERCEPTION, "{not json", "malformed", "not JSON"),
+    (m.WORLD_MODEL_PERCEPTION, {"observation_id": "x", "triplets": [["mug1", "on_top", "counter1"]]}, "rejected",
      "unknown predicate 'on_top'"),
-    ("/world_model/perception", {"observation_id": "x", "triplets": "mug1 on counter1"}, "malformed", "'triplets'"),
-    ("/world_model/perception", [{"triplets": [["mug1", "on", "table1"]]}, {"colour": "red"}], "malformed",
+    (m.WORLD_MODEL_PERCEPTION, {"observation_id": "x", "triplets": "mug1 on counter1"}, "malformed", "'triplets'"),
+    (m.WORLD_MODEL_PERCEPTION, [{"triplets": [["mug1", "on", "table1"]]}, {"colour": "red"}], "malformed",
      "batch 2 of 2"),
-    ("/world_model/apply", {"id": "a1", "delta": {"add": [["kitchen_tap", "faucet_on", True]]}, "source": "nl"},
+    (m.WORLD_MODEL_APPLY, {"id": "a1", "delta": {"add": [["kitchen_tap", "faucet_on", True]]}, "source": "nl"},
      "rejected", "unknown entity 'kitchen_tap'"),
-    ("/world_model/apply", {"id": "a2", "delta": {"add": [["book1", "on", "fridge1"]]}}, "rejected",
+    (m.WORLD_MODEL_APPLY, {"id": "a2", "delta": {"add": [["book1", "on", "fridge1"]]}}, "rejected",
      "must be a surface"),
-    ("/world_model/apply", {"id": "a3", "delta": {"add": []}, "source": "import"}, "malformed", "'source'"),
-    ("/world_model/apply", {"id": "a4", "delta": [], "ref": 7}, "malformed", "'delta' must be dict"),
-    ("/world_model/query", {"id": "q", "kind": "facts", "entity": "nobody"}, "malformed", "unknown entity"),
-    ("/world_model/query", {"id": "q", "kind": "everything"}, "malformed", "unknown query kind"),
-    ("/world_model/nl_update", {"id": "n", "text": 5}, "malformed", "'text' must be str"),
-    ("/world_model/nl_update", "   ", "malformed", "empty request"),
-    ("/world_model/nl_update", {"id": "n", "text": "  "}, "malformed", "'text' is empty"),
+    (m.WORLD_MODEL_APPLY, {"id": "a3", "delta": {"add": []}, "source": "import"}, "malformed", "'source'"),
+    (m.WORLD_MODEL_APPLY, {"id": "a4", "delta": [], "ref": 7}, "malformed", "'delta' must be dict"),
+    (m.WORLD_MODEL_QUERY, {"id": "q", "kind": "facts", "entity": "nobody"}, "malformed", "unknown entity"),
+    (m.WORLD_MODEL_QUERY, {"id": "q", "kind": "everything"}, "malformed", "unknown query kind"),
+    (m.WORLD_MODEL_NL_UPDATE, {"id": "n", "text": 5}, "malformed", "'text' must be str"),
+    (m.WORLD_MODEL_NL_UPDATE, "   ", "malformed", "empty request"),
+    (m.WORLD_MODEL_NL_UPDATE, {"id": "n", "text": "  "}, "malformed", "'text' is empty"),
 ]
 
 
@@ -86,13 +87,13 @@ BAD = [
                                                                         for i, (t, *_) in enumerate(BAD)])
 def test_a_bad_request_gets_an_error_and_changes_nothing(ros, topic, payload, code, says):
     before, seq = snapshot(world(ros).graph), world(ros).last_seq
-    count = len(ros.received["/world_model/results"])
+    count = len(ros.received[m.WORLD_MODEL_RESULTS])
     ros.publish(topic, payload)
-    result = ros.wait("/world_model/results", lambda r: r in ros.received["/world_model/results"][count:])
+    result = ros.wait(m.WORLD_MODEL_RESULTS, lambda r: r in ros.received[m.WORLD_MODEL_RESULTS][count:])
     assert not result["ok"] and result["error"]["code"] == code and says in json.dumps(result), result
     assert snapshot(world(ros).graph) == before and world(ros).last_seq == seq
-    ros.publish("/world_model/query", {"id": f"alive-{count}", "kind": "facts", "entity": "mug1"})
-    assert ros.result("/world_model/results", f"alive-{count}")["ok"]
+    ros.publish(m.WORLD_MODEL_QUERY, {"id": f"alive-{count}", "kind": "facts", "entity": "mug1"})
+    assert ros.result(m.WORLD_MODEL_RESULTS, f"alive-{count}")["ok"]
 
 
 @pytest.mark.parametrize(("payload", "says"), [
@@ -101,73 +102,73 @@ def test_a_bad_request_gets_an_error_and_changes_nothing(ros, topic, payload, co
     ({"id": "t-bad-3", "task": "x", "retrieval": "psychic"}, "unknown retrieval"),
 ])
 def test_a_malformed_task_gets_an_error(ros, payload, says):
-    ros.publish("/planner/task", payload)
-    result = ros.result("/planner/plan", payload["id"])
+    ros.publish(m.PLANNER_TASK, payload)
+    result = ros.result(m.PLANNER_PLAN, payload["id"])
     assert not result["ok"] and result["error"]["code"] == "malformed" and says in result["error"]["message"]
 
 
 def test_a_goal_naming_an_unknown_object_is_an_invalid_goal(ros):
-    ros.publish("/planner/task", {"id": "t-ghost", "task": "give the ghost cup to alice", "goal": "(has alice cup42)",
+    ros.publish(m.PLANNER_TASK, {"id": "t-ghost", "task": "give the ghost cup to alice", "goal": "(has alice cup42)",
                                   "retrieval": "full", "execute": True})
-    result = ros.result("/planner/plan", "t-ghost")
+    result = ros.result(m.PLANNER_PLAN, "t-ghost")
     assert not result["ok"] and result["error"]["code"] == "invalid_goal" and "cup42" in result["error"]["message"]
 
 
 def test_queries_answer_facts_entities_and_history(ros):
-    ros.publish("/world_model/query", {"id": "q-facts", "kind": "facts", "entity": "alice"})
-    ros.publish("/world_model/query", {"id": "q-rooms", "kind": "entities", "type": "room"})
-    ros.publish("/world_model/query", {"id": "q-story", "kind": "history", "entity": "phone1"})
-    assert ["alice", "has", "phone1"] in ros.result("/world_model/results", "q-facts")["facts"]
-    assert set(ros.result("/world_model/results", "q-rooms")["entities"]) == {"kitchen", "living_room", "bedroom"}
-    story = ros.result("/world_model/results", "q-story")["facts"]
+    ros.publish(m.WORLD_MODEL_QUERY, {"id": "q-facts", "kind": "facts", "entity": "alice"})
+    ros.publish(m.WORLD_MODEL_QUERY, {"id": "q-rooms", "kind": "entities", "type": "room"})
+    ros.publish(m.WORLD_MODEL_QUERY, {"id": "q-story", "kind": "history", "entity": "phone1"})
+    assert ["alice", "has", "phone1"] in ros.result(m.WORLD_MODEL_RESULTS, "q-facts")["facts"]
+    assert set(ros.result(m.WORLD_MODEL_RESULTS, "q-rooms")["entities"]) == {"kitchen", "living_room", "bedroom"}
+    story = ros.result(m.WORLD_MODEL_RESULTS, "q-story")["facts"]
     assert {"fact": ["alice", "has", "phone1"], "seq": 1, "source": "import"}.items() <= story[0].items()
 
 
 def test_an_nl_update_goes_through_the_llm_and_the_verifier(ros, llm_server):
     llm_server.push(reply(changes(("lamp1", "light_on", True, False))))
-    ros.publish("/world_model/nl_update", {"id": "nl-1", "text": "Alice switched off the living-room lamp."})
-    result = ros.result("/world_model/results", "nl-1")
+    ros.publish(m.WORLD_MODEL_NL_UPDATE, {"id": "nl-1", "text": "Alice switched off the living-room lamp."})
+    result = ros.result(m.WORLD_MODEL_RESULTS, "nl-1")
     assert result["ok"] and result["record"]["source"] == "nl" and result["record"]["ref"] == "nl-1"
     assert not world(ros).graph.has_fact(F("light_on", "lamp1"))
-    ros.wait("/world_model/changes", lambda r: r["seq"] == result["record"]["seq"])
+    ros.wait(m.WORLD_MODEL_CHANGES, lambda r: r["seq"] == result["record"]["seq"])
 
 
 def test_a_hallucinating_llm_changes_nothing(ros, llm_server):
     wrong = reply(changes(("kitchen_tap", "faucet_on", True, True)))
     llm_server.push(wrong, wrong)
     before = snapshot(world(ros).graph)
-    ros.publish("/world_model/nl_update", "Someone turned on the kitchen tap.")
-    result = ros.wait("/world_model/results", lambda r: r["kind"] == "nl_update" and "kitchen tap" in r.get("text", ""))
+    ros.publish(m.WORLD_MODEL_NL_UPDATE, "Someone turned on the kitchen tap.")
+    result = ros.wait(m.WORLD_MODEL_RESULTS, lambda r: r["kind"] == "nl_update" and "kitchen tap" in r.get("text", ""))
     assert not result["ok"] and result["error"]["code"] == "not_applied" and len(result["attempts"]) == 2
     assert "kitchen_tap" in result["error"]["message"] and snapshot(world(ros).graph) == before
 
 
 def test_a_slow_llm_call_does_not_hold_up_perception(ros, llm_server):
     llm_server.push(slow(SLOW_S, changes(("tv1", "tv_on", True, True))))
-    ros.publish("/world_model/nl_update", {"id": "nl-slow", "text": "The TV is on now."})
+    ros.publish(m.WORLD_MODEL_NL_UPDATE, {"id": "nl-slow", "text": "The TV is on now."})
     time.sleep(0.3)
-    ros.publish("/world_model/perception", {"observation_id": "cam-during-llm", "triplets": [["apple1", "inside",
+    ros.publish(m.WORLD_MODEL_PERCEPTION, {"observation_id": "cam-during-llm", "triplets": [["apple1", "inside",
                                                                                               "fridge1"]]})
-    quick = ros.result("/world_model/results", "cam-during-llm", timeout=SLOW_S - 0.5)
-    late = ros.result("/world_model/results", "nl-slow")
+    quick = ros.result(m.WORLD_MODEL_RESULTS, "cam-during-llm", timeout=SLOW_S - 0.5)
+    late = ros.result(m.WORLD_MODEL_RESULTS, "nl-slow")
     assert quick["ok"] and late["ok"] and quick["time"] < late["time"]
     assert world(ros).graph.has_fact(F("tv_on", "tv1"))
 
 
 def test_a_task_is_planned_executed_and_written_back(ros):
-    ros.publish("/planner/task", {"id": "t-mug", "task": "bring the mug to Alice", "goal": "(has alice mug1)",
+    ros.publish(m.PLANNER_TASK, {"id": "t-mug", "task": "bring the mug to Alice", "goal": "(has alice mug1)",
                                   "retrieval": "full"})
-    plan = ros.result("/planner/plan", "t-mug")
+    plan = ros.result(m.PLANNER_PLAN, "t-mug")
     assert plan["ok"] and plan["execute"] and plan["plan"][-1].startswith("(give the_robot mug1 alice")
-    done = ros.result("/executor/result", "t-mug")
+    done = ros.result(m.EXECUTOR_RESULT, "t-mug")
     assert done["ok"] and done["status"] == "completed" and len(done["steps"]) == len(plan["plan"])
     graph = world(ros).graph
     assert graph.has_fact(F("has", "alice", "mug1")) and graph.has_fact(F("hand_empty", "the_robot"))
     records = [world(ros).store.record(step["seq"]) for step in done["steps"]]
     assert [r.source for r in records] == ["plan"] * len(records) and {r.ref for r in records} == {"t-mug"}
-    steps = [s for s in ros.received["/executor/steps"] if s["plan_id"] == "t-mug"]
+    steps = [s for s in ros.received[m.EXECUTOR_STEPS] if s["plan_id"] == "t-mug"]
     assert [s["action"] for s in steps] == plan["plan"]
-    statuses = [s["status"] for s in ros.received["/planner/status"] if s["id"] == "t-mug"]
+    statuses = [s["status"] for s in ros.received[m.PLANNER_STATUS] if s["id"] == "t-mug"]
     assert statuses == ["queued", "planning", "solved"]
     executor = ros.nodes["executor"]
     assert executor.replica.origin_seq == world(ros).last_seq or executor.replica.graph == graph
@@ -175,32 +176,32 @@ def test_a_task_is_planned_executed_and_written_back(ros):
 
 def test_a_failed_step_is_replanned_through_the_planner(ros):
     assert not world(ros).graph.has_fact(F("light_on", "lamp2"))
-    ros.publish("/planner/task", {"id": "t-lamp", "task": "light the bedroom", "goal": "(light_on lamp2)",
+    ros.publish(m.PLANNER_TASK, {"id": "t-lamp", "task": "light the bedroom", "goal": "(light_on lamp2)",
                                   "retrieval": "full"})
-    done = ros.result("/executor/result", "t-lamp")
+    done = ros.result(m.EXECUTOR_RESULT, "t-lamp")
     assert done["ok"] and done["replans"] == 1 and "failed" in done["failures"][0]
     assert world(ros).graph.has_fact(F("light_on", "lamp2"))
 
 
 def test_an_execute_request_with_a_bad_plan_gets_an_error(ros):
-    ros.publish("/executor/execute", {"id": "x-1", "plan": []})
-    ros.publish("/executor/execute", {"id": "x-2", "plan": ["(fly the_robot moon)"]})
-    assert ros.result("/executor/result", "x-1")["error"]["code"] == "malformed"
-    failed = ros.result("/executor/result", "x-2")
+    ros.publish(m.EXECUTOR_EXECUTE, {"id": "x-1", "plan": []})
+    ros.publish(m.EXECUTOR_EXECUTE, {"id": "x-2", "plan": ["(fly the_robot moon)"]})
+    assert ros.result(m.EXECUTOR_RESULT, "x-1")["error"]["code"] == "malformed"
+    failed = ros.result(m.EXECUTOR_RESULT, "x-2")
     assert failed["error"]["code"] == "failed" and "fly" in failed["error"]["message"]
 
 
 def test_services_give_the_state_and_write_a_snapshot(ros):
     for name, check in (("get_state", lambda r: json.loads(r.message)["seq"] == world(ros).last_seq),
                         ("snapshot", lambda r: "snapshot written" in r.message)):
-        response = call_trigger(ros, f"/world_model/{name}")
+        response = call_trigger(ros, f"{m.WORLD_MODEL}/{name}")
         assert response.success and check(response)
     assert any(p.name.startswith("snapshot-") for p in world(ros).store.path.iterdir())
 
 
 def test_diagnostics_report_llm_store_queue_and_last_update(ros):
     got: list[DiagnosticArray] = []
-    ros.node.create_subscription(DiagnosticArray, "/diagnostics", got.append, 10)
+    ros.node.create_subscription(DiagnosticArray, m.DIAGNOSTICS, got.append, 10)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and not {s.name for a in got for s in a.status} >= {
             "l3mp: world_model", "l3mp: planner", "l3mp: executor"}:
@@ -218,12 +219,12 @@ def test_a_resent_delta_is_answered_again_and_applied_once(ros):
                "input": "I switched the TV on"}
     if world(ros).graph.has_fact(F("tv_on", "tv1")):
         request["delta"] = {"remove": [["tv1", "tv_on", True]]}
-    ros.publish("/world_model/apply", request)
-    first = ros.result("/world_model/results", "apply-twice")
+    ros.publish(m.WORLD_MODEL_APPLY, request)
+    first = ros.result(m.WORLD_MODEL_RESULTS, "apply-twice")
     seq = world(ros).last_seq
-    ros.publish("/world_model/apply", request)
-    ros.wait("/world_model/results", lambda r: r.get("id") == "apply-twice" and r is not first)
-    answers = [r for r in ros.received["/world_model/results"] if r.get("id") == "apply-twice"]
+    ros.publish(m.WORLD_MODEL_APPLY, request)
+    ros.wait(m.WORLD_MODEL_RESULTS, lambda r: r.get("id") == "apply-twice" and r is not first)
+    answers = [r for r in ros.received[m.WORLD_MODEL_RESULTS] if r.get("id") == "apply-twice"]
     assert len(answers) == 2 and answers[0] == answers[1] and first["ok"]
     assert first["record"]["seq"] == seq == world(ros).last_seq
 
@@ -236,11 +237,11 @@ def test_a_running_plan_can_be_cancelled_after_its_current_step(tmp_path):
     try:
         plan = ["(move the_robot kitchen bedroom)", "(move the_robot bedroom living_room)",
                 "(move the_robot living_room kitchen)"]
-        ros.publish("/executor/execute", {"id": "long", "plan": plan})
-        ros.wait("/executor/steps", lambda s: s["plan_id"] == "long")
-        response = call_trigger(ros, "/executor/cancel")
+        ros.publish(m.EXECUTOR_EXECUTE, {"id": "long", "plan": plan})
+        ros.wait(m.EXECUTOR_STEPS, lambda s: s["plan_id"] == "long")
+        response = call_trigger(ros, m.EXECUTOR_CANCEL)
         assert response.success and "cancelling long" in response.message
-        done = ros.result("/executor/result", "long")
+        done = ros.result(m.EXECUTOR_RESULT, "long")
         assert not done["ok"] and done["error"]["code"] == "cancelled"
         ran = [s for s in done["steps"] if s["ok"]]
         assert 1 <= len(ran) < len(plan) and done["steps"][-1]["message"] == "cancelled"
@@ -252,15 +253,15 @@ def test_a_running_plan_can_be_cancelled_after_its_current_step(tmp_path):
 
 def test_a_slow_goal_from_the_llm_does_not_hold_up_the_planners_other_requests(ros, llm_server):
     llm_server.push(slow(SLOW_S, '{"literals": []}'))
-    ros.publish("/planner/task", {"id": "t-slow", "task": "make the living room cosy", "retrieval": "full"})
-    ros.wait("/planner/status", lambda s: s["id"] == "t-slow" and s["status"] == "planning")
-    ros.publish("/planner/task", {"id": "t-quick-bad", "task": ["not", "text"]})
-    ros.publish("/planner/task", {"id": "t-queued", "task": "light the bedroom", "goal": "(light_on lamp2)",
+    ros.publish(m.PLANNER_TASK, {"id": "t-slow", "task": "make the living room cosy", "retrieval": "full"})
+    ros.wait(m.PLANNER_STATUS, lambda s: s["id"] == "t-slow" and s["status"] == "planning")
+    ros.publish(m.PLANNER_TASK, {"id": "t-quick-bad", "task": ["not", "text"]})
+    ros.publish(m.PLANNER_TASK, {"id": "t-queued", "task": "light the bedroom", "goal": "(light_on lamp2)",
                                   "retrieval": "full", "execute": False})
-    quick = ros.result("/planner/plan", "t-quick-bad", timeout=SLOW_S - 0.5)
+    quick = ros.result(m.PLANNER_PLAN, "t-quick-bad", timeout=SLOW_S - 0.5)
     assert quick["error"]["code"] == "malformed"
-    queued = ros.wait("/planner/status", lambda s: s["id"] == "t-queued" and s["status"] == "queued",
+    queued = ros.wait(m.PLANNER_STATUS, lambda s: s["id"] == "t-queued" and s["status"] == "queued",
                       timeout=SLOW_S - 0.5)
     assert queued["queue_depth"] == 2
-    slow_result, later = ros.result("/planner/plan", "t-slow"), ros.result("/planner/plan", "t-queued")
+    slow_result, later = ros.result(m.PLANNER_PLAN, "t-slow"), ros.result(m.PLANNER_PLAN, "t-queued")
     assert not slow_result["ok"] and later["ok"] and quick["time"] < slow_result["time"] < later["time"]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from l3mp.ros import protocol as m
 from l3mp.ros.client import STACK, Client
 from l3mp.ros.launcher import NodeProcess, random_domain, ros_environment, write_params
 from l3mp.world.model import WorldModel
@@ -57,7 +58,7 @@ def stack(tmp_path_factory, llm_server):
                          ("l3mp-executor", "executor")):
         stack.start(script, name)
     try:
-        stack.client.wait("/world_model/state", timeout=START_S)
+        stack.client.wait(m.WORLD_MODEL_STATE, timeout=START_S)
         stack.client.wait_ready(STACK, timeout=START_S)
         yield stack
     finally:
@@ -66,21 +67,21 @@ def stack(tmp_path_factory, llm_server):
 
 def test_perception_an_nl_update_and_a_task_run_through_three_processes(stack, llm_server):
     ros = stack.client
-    ros.publish("/world_model/perception", {"observation_id": "cam-7", "entities": {"cup9": {"type": "dish"}},
+    ros.publish(m.WORLD_MODEL_PERCEPTION, {"observation_id": "cam-7", "entities": {"cup9": {"type": "dish"}},
                                             "triplets": [["cup9", "on", "counter1"]]})
-    assert ros.result("/world_model/results", "cam-7", timeout=START_S)["ok"]
+    assert ros.result(m.WORLD_MODEL_RESULTS, "cam-7", timeout=START_S)["ok"]
     llm_server.push(reply(json.dumps({"changes": [{"subject": "lamp1", "relation": "light_on", "object": True,
                                                    "now_true": False}]})))
-    ros.publish("/world_model/nl_update", {"id": "nl-7", "text": "Alice switched off the living-room lamp."})
-    assert ros.result("/world_model/results", "nl-7")["ok"]
-    ros.publish("/planner/task", {"id": "task-7", "task": "bring the blue cup to Alice", "goal": "(has alice cup9)",
+    ros.publish(m.WORLD_MODEL_NL_UPDATE, {"id": "nl-7", "text": "Alice switched off the living-room lamp."})
+    assert ros.result(m.WORLD_MODEL_RESULTS, "nl-7")["ok"]
+    ros.publish(m.PLANNER_TASK, {"id": "task-7", "task": "bring the blue cup to Alice", "goal": "(has alice cup9)",
                                   "retrieval": "full"})
-    plan = ros.result("/planner/plan", "task-7", timeout=START_S)
+    plan = ros.result(m.PLANNER_PLAN, "task-7", timeout=START_S)
     assert plan["ok"] and plan["plan"][-1].startswith("(give the_robot cup9 alice"), plan
-    done = ros.result("/executor/result", "task-7", timeout=START_S)
+    done = ros.result(m.EXECUTOR_RESULT, "task-7", timeout=START_S)
     assert done["ok"] and done["status"] == "completed"
     last = done["steps"][-1]["seq"]
-    state = ros.wait("/world_model/state", lambda s: s["seq"] >= last)
+    state = ros.wait(m.WORLD_MODEL_STATE, lambda s: s["seq"] >= last)
     facts = state["graph"]["facts"]
     assert ["alice", "has", "cup9"] in facts and ["lamp1", "light_on", True] not in facts
     assert ["the_robot", "hand_empty", True] in facts
@@ -88,30 +89,29 @@ def test_perception_an_nl_update_and_a_task_run_through_three_processes(stack, l
 
 def test_malformed_messages_across_processes_leave_the_nodes_running(stack):
     ros = stack.client
-    seen = len(ros.received["/world_model/results"])
-    ros.publish("/world_model/perception", '{"observation_id": "broken", "triplets": [["cup9", "on"]]')
-    ros.publish("/planner/task", {"id": "task-bad", "task": 42})
-    error = ros.wait("/world_model/results", lambda r: r in ros.received["/world_model/results"][seen:])["error"]
+    seen = len(ros.received[m.WORLD_MODEL_RESULTS])
+    ros.publish(m.WORLD_MODEL_PERCEPTION, '{"observation_id": "broken", "triplets": [["cup9", "on"]]')
+    ros.publish(m.PLANNER_TASK, {"id": "task-bad", "task": 42})
+    error = ros.wait(m.WORLD_MODEL_RESULTS, lambda r: r in ros.received[m.WORLD_MODEL_RESULTS][seen:])["error"]
     assert error["code"] == "malformed" and "not JSON" in error["message"]
-    assert ros.result("/planner/plan", "task-bad")["error"]["code"] == "malformed"
-    ros.publish("/world_model/query", {"id": "still-there", "kind": "facts", "entity": "cup9"})
-    assert ros.result("/world_model/results", "still-there")["ok"]
+    assert ros.result(m.PLANNER_PLAN, "task-bad")["error"]["code"] == "malformed"
+    ros.publish(m.WORLD_MODEL_QUERY, {"id": "still-there", "kind": "facts", "entity": "cup9"})
+    assert ros.result(m.WORLD_MODEL_RESULTS, "still-there")["ok"]
     assert all(proc.alive() for proc in stack.procs.values())
 
 
 def test_a_killed_world_model_restarts_with_its_state_and_the_others_carry_on(stack):
     ros = stack.client
-    before = ros.wait("/world_model/state", lambda s: True)
-    ros.publish("/world_model/query", {"id": "before-kill", "kind": "facts"})
-    facts = ros.result("/world_model/results", "before-kill")
+    before = ros.wait(m.WORLD_MODEL_STATE, lambda s: True)
+    ros.publish(m.WORLD_MODEL_QUERY, {"id": "before-kill", "kind": "facts"})
+    facts = ros.result(m.WORLD_MODEL_RESULTS, "before-kill")
     stack.procs["world_model"].stop(signal.SIGKILL)
     stack.start("l3mp-world-model", "world_model")
-    again = ros.ask("/world_model/query", {"id": "after-restart", "kind": "facts"}, "/world_model/results",
-                    timeout=START_S)
+    again = ros.ask(m.WORLD_MODEL_QUERY, {"id": "after-restart", "kind": "facts"}, timeout=START_S, resend_s=2.0)
     assert again["facts"] == facts["facts"] and again["seq"] == facts["seq"] >= before["seq"]
-    ros.publish("/planner/task", {"id": "task-after", "task": "switch the living-room lamp on",
+    ros.publish(m.PLANNER_TASK, {"id": "task-after", "task": "switch the living-room lamp on",
                                   "goal": "(light_on lamp1)", "retrieval": "full"})
-    done = ros.result("/executor/result", "task-after", timeout=START_S)
+    done = ros.result(m.EXECUTOR_RESULT, "task-after", timeout=START_S)
     assert done["ok"] and done["steps"][-1]["seq"] > again["seq"], done
 
 
@@ -122,9 +122,9 @@ def test_the_bringup_runs_all_nodes_in_one_process_and_sigterm_flushes_the_store
                                                     stack.env, tmp_path / "bringup.log")
         ros = stack.client
         ros.wait_ready(STACK, timeout=START_S)
-        ros.publish("/planner/task", {"id": "task-b", "task": "turn on the bedroom lamp", "goal": "(light_on lamp2)",
+        ros.publish(m.PLANNER_TASK, {"id": "task-b", "task": "turn on the bedroom lamp", "goal": "(light_on lamp2)",
                                       "retrieval": "full"})
-        done = ros.result("/executor/result", "task-b", timeout=START_S)
+        done = ros.result(m.EXECUTOR_RESULT, "task-b", timeout=START_S)
         assert done["ok"], proc.output()
         assert proc.stop(signal.SIGTERM) == 0, proc.output()
     finally:

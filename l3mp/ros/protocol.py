@@ -1,4 +1,5 @@
-"""JSON payloads of the l3mp topics (std_msgs/String): request parsing, result building, topic names and QoS."""
+"""The ROS 2 protocol of l3mp's nodes, in one place: topic names, their QoS, the JSON payloads they carry
+(std_msgs/String: request parsing, result building) and request/response over a pair of topics (Requester)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,13 @@ import itertools
 import json
 import os
 import socket
+import threading
 import time
 from typing import Any
 
 from l3mp.errors import FormatError
 
+# ---- topic names ---------------------------------------------------------------------------
 STATE = "state"
 CHANGES = "changes"
 PERCEPTION = "perception"
@@ -28,6 +31,12 @@ STEPS = "steps"
 RESULT = "result"
 CANCEL = "cancel"
 
+WORLD_MODEL = "/world_model"
+PLANNER = "/planner"
+EXECUTOR = "/executor"
+"""The namespaces of the three nodes of the stack (their parameters world_model / planner_node name them)."""
+DIAGNOSTICS = "/diagnostics"
+
 STATE_FORMAT = "l3mp.state/1"
 CHANGES_DEPTH = 1000
 """Change events kept for late subscribers (transient local): a replica that joins within this many
@@ -41,6 +50,33 @@ def topic(prefix: str, name: str) -> str:
     return f"{prefix.strip('/')}/{name}" if prefix.strip("/") else name
 
 
+WORLD_MODEL_STATE = f"{WORLD_MODEL}/{STATE}"
+WORLD_MODEL_CHANGES = f"{WORLD_MODEL}/{CHANGES}"
+WORLD_MODEL_PERCEPTION = f"{WORLD_MODEL}/{PERCEPTION}"
+WORLD_MODEL_NL_UPDATE = f"{WORLD_MODEL}/{NL_UPDATE}"
+WORLD_MODEL_APPLY = f"{WORLD_MODEL}/{APPLY}"
+WORLD_MODEL_QUERY = f"{WORLD_MODEL}/{QUERY}"
+WORLD_MODEL_RESULTS = f"{WORLD_MODEL}/{RESULTS}"
+WORLD_MODEL_GET_STATE = f"{WORLD_MODEL}/{GET_STATE}"
+WORLD_MODEL_SNAPSHOT = f"{WORLD_MODEL}/{SNAPSHOT}"
+PLANNER_TASK = f"{PLANNER}/{TASK}"
+PLANNER_PLAN = f"{PLANNER}/{PLAN}"
+PLANNER_STATUS = f"{PLANNER}/{STATUS}"
+EXECUTOR_EXECUTE = f"{EXECUTOR}/{EXECUTE}"
+EXECUTOR_STEPS = f"{EXECUTOR}/{STEPS}"
+EXECUTOR_RESULT = f"{EXECUTOR}/{RESULT}"
+EXECUTOR_CANCEL = f"{EXECUTOR}/{CANCEL}"
+"""The stack's topics and services under the default namespaces."""
+
+RESULT_TOPIC = {WORLD_MODEL_PERCEPTION: WORLD_MODEL_RESULTS, WORLD_MODEL_NL_UPDATE: WORLD_MODEL_RESULTS,
+                WORLD_MODEL_APPLY: WORLD_MODEL_RESULTS, WORLD_MODEL_QUERY: WORLD_MODEL_RESULTS,
+                PLANNER_TASK: PLANNER_PLAN, EXECUTOR_EXECUTE: EXECUTOR_RESULT}
+"""Where the answer to a request topic comes."""
+OUTPUTS = (WORLD_MODEL_RESULTS, WORLD_MODEL_CHANGES, PLANNER_PLAN, PLANNER_STATUS, EXECUTOR_RESULT, EXECUTOR_STEPS)
+"""What the nodes publish besides the state (WORLD_MODEL_STATE) and diagnostics."""
+
+
+# ---- payloads ------------------------------------------------------------------------------
 def new_id(kind: str) -> str:
     """A request id unique across processes and machines."""
     return f"{kind}-{socket.gethostname()}-{os.getpid()}-{next(_ids)}"
@@ -114,6 +150,7 @@ def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+# ---- quality of service --------------------------------------------------------------------
 def state_qos() -> Any:
     """Reliable, transient local, depth 1: a late subscriber gets the latest state at once."""
     from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
@@ -135,3 +172,71 @@ def request_qos() -> Any:
     from rclpy.qos import QoSProfile, ReliabilityPolicy
 
     return QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+
+
+# ---- request/response ----------------------------------------------------------------------
+class Requester:
+    """Request/response over topics: publish a request on `request_topic` and wait for the message with its id on
+    `result_topic`. With `resend_s`, an unanswered request is published again (same id) every `resend_s` seconds:
+    for requests the other side answers idempotently by id (the world model's ~/apply, queries), so that a request
+    sent while a restarted node is still being discovered is not lost."""
+
+    def __init__(self, node: Any, request_topic: str, result_topic: str, *, kind: str, group: Any = None,
+                 resend_s: float | None = None) -> None:
+        from std_msgs.msg import String
+
+        self._string = String
+        self._kind = kind
+        self._resend_s = resend_s
+        self._publisher = node.create_publisher(String, request_topic, request_qos())
+        self._subscription = node.create_subscription(String, result_topic, self._on_result, request_qos(),
+                                                      callback_group=group)
+        self._waiting: dict[str, list[Any]] = {}
+        self._lock = threading.Lock()
+
+    def call(self, payload: dict[str, Any], timeout_s: float, *, ident: str | None = None) -> dict[str, Any] | None:
+        """The result for this request, or None if none came within `timeout_s` (or nobody listens). The request
+        is ``{"id": <a new id>, **payload}``, or `payload` as it is when `ident` says which id its result has."""
+        deadline = time.monotonic() + timeout_s
+        while not self.connected():
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.02)
+        if ident is None:
+            ident = new_id(self._kind)
+            payload = {"id": ident, **payload}
+        waiter: list[Any] = [threading.Event(), None]
+        with self._lock:
+            self._waiting[ident] = waiter
+        message = self._string(data=dumps(payload))
+        try:
+            while True:
+                self._publisher.publish(message)
+                left = deadline - time.monotonic()
+                if waiter[0].wait(max(0.0, min(left, self._resend_s or left))) or time.monotonic() >= deadline:
+                    break
+        finally:
+            with self._lock:
+                self._waiting.pop(ident, None)
+        return waiter[1]
+
+    def connected(self) -> bool:
+        """Both topics are matched with the other side."""
+        return self._publisher.get_subscription_count() > 0 and self._subscription.get_publisher_count() > 0
+
+    def _on_result(self, msg: Any) -> None:
+        value = loads(msg.data)
+        ident = value.get("id") if isinstance(value, dict) else None
+        with self._lock:
+            waiter = self._waiting.get(ident) if isinstance(ident, str) else None
+        if waiter is not None:
+            waiter[1] = value
+            waiter[0].set()
+
+
+def loads(data: str) -> Any:
+    """The JSON value of a message a node published; ``{"error": ...}`` if it is not JSON."""
+    try:
+        return json.loads(data)
+    except json.JSONDecodeError as exc:
+        return {"error": f"not JSON: {exc}"}

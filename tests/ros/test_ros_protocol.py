@@ -8,7 +8,7 @@ import time
 import pytest
 
 from l3mp.errors import FormatError
-from l3mp.ros import messages as m
+from l3mp.ros import protocol as m
 from l3mp.ros.worker import Worker
 
 
