@@ -5,13 +5,11 @@ from __future__ import annotations
 import argparse
 import signal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from l3mp.cli_context import Context
 from l3mp.errors import L3mpError
 from l3mp.updates import VARIANTS
-
-if TYPE_CHECKING:
-    from l3mp.cli import Context
 
 LLM_CHOICES = ("simulated", "embedded", "openai", "compatible")
 PAPER_MODEL = "gpt-4o"
