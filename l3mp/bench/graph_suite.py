@@ -317,13 +317,7 @@ class _Household:
         return ChangeRecord(seq, time, source, Delta(tuple(remove), tuple(add)), input=text, ref=ref)
 
     def _switch_light(self) -> tuple[list[Fact], list[Fact]]:
-        light = self._rng.choice(self._lights)
-        fact = Fact("light_on", (light,))
-        if light in self._lit:
-            self._lit.discard(light)
-            return [fact], []
-        self._lit.add(light)
-        return [], [fact]
+        return _toggle(self._lit, "light_on", self._rng.choice(self._lights))
 
     def _move_item(self) -> tuple[list[Fact], list[Fact]]:
         item = self._rng.choice(self._items)
@@ -354,13 +348,7 @@ class _Household:
         return [Fact("holding", (ROBOT, item))], [empty, self._place[item]]
 
     def _open_or_close(self) -> tuple[list[Fact], list[Fact]]:
-        container = self._rng.choice(self._containers)
-        fact = Fact("is_open", (container,))
-        if container in self._open:
-            self._open.discard(container)
-            return [fact], []
-        self._open.add(container)
-        return [], [fact]
+        return _toggle(self._open, "is_open", self._rng.choice(self._containers))
 
     def _tidy(self) -> tuple[list[Fact], list[Fact]]:
         moved_remove, moved_add = self._move_item()
@@ -456,3 +444,13 @@ def _rss(domain: Domain, house: House, scale: Scale) -> Iterator[Metric]:
                        f"of the generated house); peak {probe['peak'] / mb:.0f} MB")
     yield Metric("rss_over_baseline", (probe["rss"] - probe["baseline"]) / mb, "MB", notes=f"the model of {size}")
     yield Metric("rss_baseline", probe["baseline"] / mb, "MB", notes="interpreter + imports + household domain")
+
+
+def _toggle(holding: set[str], predicate: str, entity: str) -> tuple[list[Fact], list[Fact]]:
+    """Switch the unary fact ``(predicate entity)``, true for the entities in `holding`: (removed, added)."""
+    fact = Fact(predicate, (entity,))
+    if entity in holding:
+        holding.discard(entity)
+        return [fact], []
+    holding.add(entity)
+    return [], [fact]
