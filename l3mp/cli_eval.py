@@ -46,7 +46,7 @@ def add_eval_parser(command) -> None:
                    help="simulated (oracle with an error model, offline, fast), embedded (local model), openai "
                         f"(default model {PAPER_MODEL}, key in OPENAI_API_KEY), compatible (--llm-base-url)")
     g.add_argument("--errors", default="default", metavar="SPEC",
-                   help="simulated LLM error model: default, none, or kind=rate,... (see l3mp/llm/simulated.py)")
+                   help="simulated LLM error model: default, none, or kind=rate,... (see sim/simulated_llm.py)")
     g.add_argument("--llm-seed", type=int, default=0, metavar="N", help="seed of the simulated LLM's errors")
     g.add_argument("--llm-base-url", metavar="URL")
     g.add_argument("--llm-model", metavar="NAME")
@@ -93,9 +93,10 @@ def _stop(signum: int, frame: Any) -> None:
 
 def _make_llm(args: argparse.Namespace) -> tuple[Any, dict]:
     if args.llm == "simulated":
+        from l3mp_sim.simulated_llm import ErrorModel, SimulatedLLM
+
         from l3mp.domain.paths import domain_path
         from l3mp.domain.pddl_domain import Domain
-        from l3mp.llm.simulated import ErrorModel, SimulatedLLM
 
         domain = Domain.from_file(domain_path("household"))
 

@@ -35,12 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from l3mp_sim.simulated_llm import Oracle, SimulatedLLM
 from l3mp_sim.simulator import Delivery, SimConfig, Simulator, verified_world
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.errors import L3mpError, ProblemError
 from l3mp.files import write_text_atomic
-from l3mp.llm.simulated import Oracle, SimulatedLLM
 from l3mp.llm.types import LLM, TokenLedger
 from l3mp.planning import run_plan, validate_plan
 from l3mp.planning.goal import same_goal

@@ -17,10 +17,11 @@ from l3mp.domain.paths import domain_path
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.triplets import Fact
 from l3mp.llm.client import count_tokens
-from l3mp.llm.prompts import describe_entities, describe_facts
+from l3mp.llm.contract import fact_lines
 from l3mp.llm.types import LLMReply, Message, TokenLedger, Usage
 from l3mp.retrieval import EntitySelectionRetriever, FullRetriever, SearchRetriever
 from l3mp.retrieval.base import Retrieved, Retriever
+from l3mp.retrieval.context import describe_entities
 from l3mp.retrieval.query_graph import QueryEdge, QueryGraph, QueryNode
 from l3mp.world.graph import WorldGraph
 
@@ -222,7 +223,7 @@ class _Scripted:
 def context_tokens(graph: WorldGraph, retrieved: Retrieved) -> int:
     """Tokens of the retrieved context as the update prompt shows it (entity lines + fact triplets)."""
     names = set(retrieved.entities) | {a for f in retrieved.facts for a in f.args}
-    return count_tokens(describe_entities(graph, names) + "\n" + describe_facts(retrieved.facts))
+    return count_tokens(describe_entities(graph, names) + "\n" + fact_lines(retrieved.facts))
 
 
 def update_sentences(graph: WorldGraph, count: int = 20, seed: int = SEED) -> list[Sentence]:

@@ -7,10 +7,11 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from l3mp_sim.simulated_llm import ErrorModel, SimulatedLLM
+
 from l3mp.bench.runner import Metric, error_metric, register
 from l3mp.domain.paths import domain_path
 from l3mp.domain.pddl_domain import Domain
-from l3mp.llm.simulated import ErrorModel, SimulatedLLM
 
 SEED = 1
 FULL = {"scales": (1.0, 2.0, 4.0), "events": 20, "tasks_every": 5}

@@ -1,4 +1,5 @@
-"""Building blocks of prompts: domain schema, entities, facts, worked examples, triplet schemas."""
+"""Building blocks of prompts that depend only on the domain: its predicates and types, worked examples, and
+the triplet schema (entities and facts are laid out by `l3mp.llm.contract` and `l3mp.retrieval.context`)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from l3mp.domain.pddl_domain import Domain
-from l3mp.domain.triplets import WORLD, Fact, fact_to_triplet
+from l3mp.domain.triplets import WORLD
 from l3mp.errors import DomainError
-from l3mp.world.graph import WorldGraph
 
 
 def describe_predicates(domain: Domain) -> str:
@@ -33,29 +33,6 @@ def describe_types(domain: Domain) -> str:
     """The type hierarchy, one ``child - parent`` pair per line (leaves first)."""
     pairs = sorted((t, p) for t, p in domain.types.items() if p is not None)
     return ", ".join(f"{t} is a {p}" for t, p in pairs)
-
-
-def describe_entities(graph: WorldGraph, names: Iterable[str]) -> str:
-    """``name (type): label`` per entity, sorted."""
-    lines = []
-    for name in sorted(set(names)):
-        if not graph.has_entity(name):
-            continue
-        attrs = graph.entity_attrs(name)
-        words = attrs.get("label") or attrs.get("description")
-        lines.append(f"{name} ({attrs['type']})" + (f": {words}" if words else ""))
-    return "\n".join(lines)
-
-
-def describe_facts(facts: Iterable[Fact]) -> str:
-    """Facts as compact JSON triplets, one per line, sorted."""
-    return "\n".join(_triplet_text(f) for f in sorted(facts, key=lambda f: (f.args, f.predicate)))
-
-
-def _triplet_text(fact: Fact) -> str:
-    s, p, o = fact_to_triplet(fact)
-    obj = "true" if o is True else (f'"{o}"' if isinstance(o, str) else "[" + ", ".join(f'"{a}"' for a in o) + "]")
-    return f'["{s}", "{p}", {obj}]'
 
 
 def triplet_schema(domain: Domain, entities: Iterable[str]) -> dict:

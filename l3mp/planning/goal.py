@@ -10,13 +10,15 @@ from typing import Any
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.triplets import Fact, fact_from_triplet
-from l3mp.errors import DomainError, FormatError, LLMError, LLMOutputError, ProblemError
-from l3mp.llm.jsonparse import parse_json
-from l3mp.llm.prompts import describe_entities, describe_types, load_examples
+from l3mp.errors import DomainError, FormatError, ProblemError
+from l3mp.llm.asking import ask_json, literal_variant, retry_messages
+from l3mp.llm.contract import PDDL_GOAL, TASK, request_line
+from l3mp.llm.prompts import describe_types, load_examples
 from l3mp.llm.types import LLM, Message, TokenLedger
 from l3mp.planning.problem import build_problem
 from l3mp.planning.validate import pddl
 from l3mp.retrieval.base import Retrieved
+from l3mp.retrieval.context import context_entities, describe_entities
 from l3mp.world.graph import WorldGraph
 
 WILDCARD = "ALL_"
@@ -158,7 +160,9 @@ class GoalGenerator:
         schema = self.schema(graph, context)
         attempts: list[GoalAttempt] = []
         for number in range(1, max_attempts + 1):
-            answer, data, problems, fatal = self._ask(messages, schema, ledger)
+            reply = ask_json(self.llm, messages, schema=schema, schema_name=PDDL_GOAL, purpose="goal", ledger=ledger)
+            answer, data, fatal = reply.text, reply.data, reply.fatal
+            problems: tuple[str, ...] = (reply.problem,) if reply.problem else ()
             goal, literals, note = None, [], ""
             if not problems:
                 literals, problems, note = self._check(data, graph, context)
@@ -170,8 +174,8 @@ class GoalGenerator:
                 return GoalResult(goal, tuple(attempts), note)
             if fatal:
                 return GoalResult(None, tuple(attempts), problems[0])
-            messages = [*messages, {"role": "assistant", "content": answer or "(no answer)"},
-                        {"role": "user", "content": _feedback(problems)}]
+            messages = retry_messages(messages, answer, problems, what="This goal",
+                                      again="Answer again with the complete corrected list of literals.")
         return GoalResult(None, tuple(attempts), f"no valid goal after {len(attempts)} attempt(s): "
                           + "; ".join(attempts[-1].problems))
 
@@ -182,7 +186,8 @@ class GoalGenerator:
         for name, predicate in sorted(self.domain.predicates.items()):
             options = [self._choices(graph, context, type_) for type_ in predicate.types]
             if all(options):
-                variants.append(_variant(name, options))
+                variants.append(literal_variant(name, options, {"negated": {"type": "boolean"},
+                                                                      "quote": {"type": "string"}}))
         literal = {"anyOf": variants} if variants else {"type": "object"}
         return {
             "type": "object",
@@ -207,26 +212,8 @@ class GoalGenerator:
             system += "\n\n" + example
         facts = "\n".join(sorted(str(f) for f in retrieved.facts))
         user = (f"Entities (name (type): description):\n{describe_entities(graph, context)}\n\n"
-                f"Facts that hold now:\n{facts}\n\nTask: {task}")
+                f"Facts that hold now:\n{facts}\n\n{request_line(TASK, task)}")
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
-
-    def _ask(
-        self, messages: list[Message], schema: dict, ledger: TokenLedger
-    ) -> tuple[str, Any, tuple[str, ...], bool]:
-        """The raw answer, its JSON (None if unusable), the problems that stop it from being checked, and
-        whether asking again is pointless (the LLM is unreachable or timed out)."""
-        try:
-            reply = self.llm.complete_json(messages, schema=schema, schema_name="pddl_goal", purpose="goal",
-                                           ledger=ledger)
-        except LLMOutputError as exc:
-            answer = getattr(exc, "text", "") or str(exc)
-            try:
-                return answer, parse_json(answer), (), False
-            except LLMOutputError:
-                return answer, None, (f"your answer was not JSON: {exc}",), False
-        except LLMError as exc:
-            return "", None, (f"LLM {type(exc).__name__}: {exc}",), True
-        return reply.text, reply.data, (), False
 
     # ---- checking ---------------------------------------------------------------------
     def _check(self, data: Any, graph: WorldGraph, context: set[str]) -> tuple[list[Literal], tuple[str, ...], str]:
@@ -311,35 +298,12 @@ def goal_example_text(example: Any) -> str:
     lines = ["Worked examples (a different, example home):", "Entities:", *entities,
              "Facts that hold now:", *sorted(str(f) for f in facts)]
     for text, answer in tasks:
-        lines += [f"Task: {text}", f"Answer: {json.dumps(answer)}"]
+        lines += [request_line(TASK, text), f"Answer: {json.dumps(answer)}"]
     return "\n".join(lines)
-
-
-def context_entities(graph: WorldGraph, retrieved: Retrieved) -> set[str]:
-    """The graph entities of a retrieval: those it selected and those its facts mention."""
-    names = set(retrieved.entities)
-    for fact in retrieved.facts:
-        names.update(fact.args)
-    return {n for n in names if graph.has_entity(n)}
 
 
 def _type(graph: WorldGraph, domain: Domain, name: str) -> str:
     return graph.entity_type(name) or domain.constants.get(name, "")
-
-
-def _variant(name: str, options: Sequence[list[str]]) -> dict:
-    return {
-        "type": "object",
-        "properties": {
-            "predicate": {"type": "string", "enum": [name]},
-            "args": {"type": "array", "prefixItems": [{"type": "string", "enum": o} for o in options],
-                     "minItems": len(options), "maxItems": len(options)},
-            "negated": {"type": "boolean"},
-            "quote": {"type": "string"},
-        },
-        "required": ["predicate", "args", "negated", "quote"],
-        "additionalProperties": False,
-    }
 
 
 def _holds(literal: Literal, graph: WorldGraph) -> bool:
@@ -376,8 +340,3 @@ def _contradictions(literals: list[Literal], graph: WorldGraph, domain: Domain) 
 def assemble_goal(literals: Sequence[Literal]) -> str:
     """The PDDL conjunction of `literals` (a wildcard argument becomes ``forall``)."""
     return "(and " + " ".join(lit.to_pddl() for lit in literals) + ")"
-
-
-def _feedback(problems: tuple[str, ...]) -> str:
-    listed = "\n".join(f"- {p}" for p in problems)
-    return f"This goal cannot be used:\n{listed}\nAnswer again with the complete corrected list of literals."

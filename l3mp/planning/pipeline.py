@@ -11,11 +11,12 @@ from unified_planning.io import PDDLWriter
 
 from l3mp.errors import LLMError, ProblemError
 from l3mp.llm.types import LLM, TokenLedger
-from l3mp.planning.goal import GoalAttempt, GoalGenerator, context_entities, parse_goal
+from l3mp.planning.goal import GoalAttempt, GoalGenerator, parse_goal
 from l3mp.planning.planner import PlanOutcome, plan
 from l3mp.planning.problem import build_problem
 from l3mp.planning.validate import Validation, validate_plan
 from l3mp.retrieval.base import Retrieved, Retriever
+from l3mp.retrieval.context import context_entities
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import WorldModel
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.triplets import Fact
+from l3mp.llm.contract import entity_line
 from l3mp.retrieval.base import Retrieved
 from l3mp.world.graph import WorldGraph
 
@@ -59,3 +60,22 @@ def assemble(
     entities, facts = expand(graph, seeds, depth)
     base_entities, base_facts = always_needed(graph, domain)
     return Retrieved(mode, frozenset(entities | base_entities), frozenset(facts | base_facts), details)
+
+
+def describe_entities(graph: WorldGraph, names: Iterable[str]) -> str:
+    """One `l3mp.llm.contract.entity_line` (``name (type): label``) per entity of the graph, sorted."""
+    lines = []
+    for name in sorted(set(names)):
+        if graph.has_entity(name):
+            attrs = graph.entity_attrs(name)
+            words = str(attrs.get("label") or attrs.get("description") or "")
+            lines.append(entity_line(name, str(attrs["type"]), words))
+    return "\n".join(lines)
+
+
+def context_entities(graph: WorldGraph, retrieved: Retrieved) -> set[str]:
+    """The graph entities of a retrieval: those it selected and those its facts mention."""
+    names = set(retrieved.entities)
+    for fact in retrieved.facts:
+        names.update(fact.args)
+    return {n for n in names if graph.has_entity(n)}

@@ -9,10 +9,10 @@ from typing import Any
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.errors import LLMOutputError
-from l3mp.llm.prompts import describe_entities
+from l3mp.llm.contract import ENTITY_SELECTION, REQUEST, request_line
 from l3mp.llm.types import LLM, Message, TokenLedger
 from l3mp.retrieval.base import Retrieved
-from l3mp.retrieval.context import DEFAULT_DEPTH, assemble
+from l3mp.retrieval.context import DEFAULT_DEPTH, assemble, describe_entities
 from l3mp.world.graph import WorldGraph
 
 ENUM_LIMIT = 1500
@@ -92,7 +92,7 @@ class EntitySelectionRetriever:
         """The prompt: fixed instructions first (prompt cache), then the entity list, then the request."""
         listing = describe_entities(graph, names)
         return [{"role": "system", "content": SYSTEM},
-                {"role": "user", "content": f"Entities:\n{listing}\n\nRequest: {request}"}]
+                {"role": "user", "content": f"Entities:\n{listing}\n\n{request_line(REQUEST, request)}"}]
 
     def schema(self, names: list[str]) -> dict:
         """An ``entities`` array; its items are an enum of `names` when there are at most `enum_limit`."""
@@ -104,7 +104,7 @@ class EntitySelectionRetriever:
 
     def _ask(self, request: str, graph: WorldGraph, names: list[str], ledger: TokenLedger | None) -> Selection:
         reply = self._llm.complete_json(self.messages(request, graph, names), schema=self.schema(names),
-                                        schema_name="entity_selection", purpose="retrieval", ledger=ledger)
+                                        schema_name=ENTITY_SELECTION, purpose="retrieval", ledger=ledger)
         data = reply.data
         if not isinstance(data, dict) or not isinstance(data.get("entities"), list):
             raise LLMOutputError('entity selection must be a JSON object {"entities": [names]}; '

@@ -9,6 +9,7 @@ from typing import Any
 
 from l3mp.domain.pddl_domain import ROOT_TYPE, Domain
 from l3mp.errors import LLMOutputError
+from l3mp.llm.contract import QUERY_GRAPH, REQUEST, request_line
 from l3mp.llm.types import LLM, Message, TokenLedger
 
 UNKNOWN_TYPE = "unknown"
@@ -89,7 +90,7 @@ def messages(request: str, domain: Domain) -> list[Message]:
     rels = "\n".join(domain.predicates[r].signature() for r in relations(domain))
     system = (f"{SYSTEM}\n\nTypes: {types}\n\nRelations:\n{rels}\n\n"
               f"Example request: {_EXAMPLE_REQUEST}\nAnswer: {json.dumps(example(domain))}")
-    return [{"role": "system", "content": system}, {"role": "user", "content": f"Request: {request}"}]
+    return [{"role": "system", "content": system}, {"role": "user", "content": request_line(REQUEST, request)}]
 
 
 def example(domain: Domain) -> dict:
@@ -107,7 +108,7 @@ def ask(llm: LLM, request: str, domain: Domain, *, ledger: TokenLedger | None = 
 
     LLMError (unreachable, timeout, malformed answer) propagates: the caller decides.
     """
-    reply = llm.complete_json(messages(request, domain), schema=schema(domain), schema_name="query_graph",
+    reply = llm.complete_json(messages(request, domain), schema=schema(domain), schema_name=QUERY_GRAPH,
                               purpose="retrieval", ledger=ledger)
     return parse(reply.data, request, domain)
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from l3mp_sim.evaluation import EvalConfig, EvaluationError, checkpoint_path, evaluate, run_variant, schedule
 from l3mp_sim.report import PAPER_TABLE
+from l3mp_sim.simulated_llm import ErrorModel, SimulatedLLM
 from l3mp_sim.simulator import SimConfig
 
 from l3mp.cli import main
 from l3mp.domain.triplets import fact_from_triplet
-from l3mp.llm.simulated import ErrorModel, SimulatedLLM
 from l3mp.updates import VARIANTS
 from tests.helpers import household
 

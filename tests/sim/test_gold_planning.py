@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from l3mp_sim.evaluation import EvalConfig, run_variant
 from l3mp_sim.report import summarize, write_outputs
+from l3mp_sim.simulated_llm import ErrorModel, SimulatedLLM
 from l3mp_sim.simulator import FULL_STATE_MAX_ENTITIES, SimConfig, Simulator, gold_plan, task_entities
 from l3mp_sim.tasks import Task
 
 from l3mp.domain import Domain
 from l3mp.domain.triplets import Fact
-from l3mp.llm.simulated import ErrorModel, SimulatedLLM
 from l3mp.planning import validate_plan
 from l3mp.planning.goal import Literal
 from l3mp.world.delta import Delta, EntitySpec

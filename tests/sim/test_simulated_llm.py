@@ -1,15 +1,17 @@
-"""Tests of the simulated LLM (l3mp/llm/simulated.py): oracle answers through the real parsing and verification
+"""Tests of the simulated LLM (sim/simulated_llm.py): oracle answers through the real parsing and verification
 path, each documented error kind, token accounting, determinism."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from l3mp_sim.simulated_llm import ERROR_KINDS, ErrorModel, Oracle, SimulatedLLM
 from l3mp_sim.simulator import SimConfig, Simulator, verified_world
 
 from l3mp.domain.triplets import Fact
 from l3mp.errors import LLMError, LLMOutputError
 from l3mp.llm.client import count_message_tokens
-from l3mp.llm.simulated import ERROR_KINDS, ErrorModel, Oracle, SimulatedLLM
 from l3mp.llm.types import TokenLedger
 from l3mp.retrieval import EntitySelectionRetriever, FullRetriever
 from l3mp.updates import NLUpdater
@@ -97,19 +99,19 @@ def test_wrong_predicates_are_caught_by_verification() -> None:
     sim = fresh(5)
     delivery, result, _, llm = told(sim, only("wrong_predicate"))
     assert llm.injected["wrong_predicate"] == 1
-    proposed = {t[1] for key in ("remove", "add") for t in result.attempts[0].delta[key]}
+    proposed = {c["predicate"] for c in json.loads(result.attempts[0].answer)["changes"]}
     truth = {f.predicate for f in (*delivery.delta().remove, *delivery.delta().add)}
-    assert proposed != truth
+    assert proposed - truth
 
 
 def test_missed_facts_and_wrong_entities_pass_the_schema_but_change_the_answer() -> None:
-    delivery, result, _, _ = told(fresh(6), only("missed_fact"), verify=False)
-    shown = result.attempts[0].delta
-    assert len(shown["remove"]) + len(shown["add"]) == delivery.delta().size() - 1
+    _, complete, _, _ = told(fresh(6), ErrorModel.parse("none"), verify=False)
+    _, result, _, _ = told(fresh(6), only("missed_fact"), verify=False)
+    stated = (result.attempts[0].delta or {}).get("stated", [])
+    assert len(stated) == len(complete.attempts[0].delta["stated"]) - 1
     sim = fresh(7)
     delivery, result, _, _ = told(sim, only("wrong_entity"), verify=False)
-    shown = result.attempts[0].delta
-    names = {a for key in ("remove", "add") for t in shown[key] for a in (t[0], t[2]) if isinstance(a, str)}
+    names = {a for s in result.attempts[0].delta["stated"] for a in s.removeprefix("(not ").strip("()").split()[1:]}
     assert names - {a for f in (*delivery.delta().remove, *delivery.delta().add) for a in f.args}
 
 

@@ -8,8 +8,9 @@ LLMs make. It answers the four prompt kinds by their schema name: ``kg_update`` 
 check as a real model's (`parse_and_validate`), and its token use is counted with the project's counter.
 
 What it can know is limited the way a model's is: it can only name entities its prompt shows (the schema's
-enums), it removes what its memory context says (not what the truth says) when a change's old fact is not in
-the memory, it recognises an entity for R+ only by the words of its name and label, and for R^S it describes
+enums), it states what holds after an event (new places, new states; the program derives the old places from
+the memory, as for a real model), it reads prompts through the prompt contract (`l3mp.llm.contract`), it
+recognises an entity for R+ only by the words of its name and label, and for R^S it describes
 entities with the words the request used. Errors, each drawn at most once per answer with probability
 ``rate x (1 + context_per_1k x prompt_tokens / 1000)`` (longer prompts, more mistakes; set ``context_per_1k``
 to 0 to turn that off):
@@ -37,15 +38,15 @@ from typing import Any
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
-from l3mp.domain.triplets import Fact, fact_from_triplet, fact_to_triplet
-from l3mp.errors import FormatError, LLMError
+from l3mp.domain.triplets import Fact
+from l3mp.errors import LLMError
 from l3mp.llm.client import count_message_tokens, count_tokens
+from l3mp.llm.contract import ENTITY_SELECTION, KG_UPDATE, PDDL_GOAL, QUERY_GRAPH, read_user_message
 from l3mp.llm.jsonparse import parse_and_validate
 from l3mp.llm.types import LLMReply, Message, TokenLedger, Usage
 from l3mp.world.delta import Delta
 
 ERROR_KINDS = ("wrong_predicate", "wrong_entity", "missed_fact", "hallucinated_entity", "malformed")
-_LISTING = re.compile(r"^([^\s()]+) \(([\w-]+)\)(?:: (.*))?$")
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset({"the", "a", "an", "in", "on", "of", "to", "from", "s", "and"})
 
@@ -186,28 +187,26 @@ class SimulatedLLM:
 
     # ---- kg_update --------------------------------------------------------------------
     def _update(self, oracle: Oracle, prompt: _Prompt, schema: dict, draw: _Errors) -> dict:
-        item = schema["properties"]["changes"]["items"]["properties"]
-        visible = set(item["subject"].get("enum", prompt.entities))
-        changes: list[tuple[Fact, bool]] = []
+        """What holds after the event: each added fact, and each removed fact that no added fact supersedes
+        (a state that stopped); only literals the schema lets it write (grounded entities of the right types)."""
+        options = _literal_options(schema["properties"]["changes"]["items"])
         delta = oracle.changes or Delta()
-        for fact in delta.remove:
-            for old in [fact] if fact in prompt.facts else self._superseded(fact, delta.add, prompt.facts):
-                changes.append((old, False))
-        changes += [(fact, True) for fact in delta.add]
-        changes = [(f, now) for f, now in changes if all(a in visible for a in f.args)]
+        changes = [(fact, True) for fact in delta.add]
+        changes += [(fact, False) for fact in delta.remove if not self._supersedes(delta.add, fact)]
+        changes = [(f, now) for f, now in changes if f.predicate in options
+                   and all(a in o for a, o in zip(f.args, options[f.predicate], strict=True))]
         changes = draw.corrupt_facts(changes, prompt)
-        return {"changes": [_change(f, now) for f, now in changes]}
+        return {"changes": [{"predicate": f.predicate, "args": list(f.args), "true": now} for f, now in changes]}
 
-    def _superseded(self, fact: Fact, added: Sequence[Fact], memory: set[Fact]) -> list[Fact]:
-        """Memory facts that the same functional relation makes false (the memory's idea of the old place)."""
-        out = []
-        for rule in self._rules.for_predicate(fact.predicate):
+    def _supersedes(self, added: Sequence[Fact], old: Fact) -> bool:
+        """Whether an added fact takes the place of `old` under a rule that allows only one of them."""
+        for rule in self._rules.for_predicate(old.predicate):
             if rule.max != 1:
                 continue
-            keys = set(rule.keys_of(fact.predicate, fact.args))
-            out += [g for g in sorted(memory) if g not in added and g not in out
-                    and keys & set(rule.keys_of(g.predicate, g.args))]
-        return out
+            keys = set(rule.keys_of(old.predicate, old.args))
+            if any(keys & set(rule.keys_of(f.predicate, f.args)) for f in added):
+                return True
+        return False
 
     # ---- entity_selection -------------------------------------------------------------
     def _select(self, oracle: Oracle, prompt: _Prompt, schema: dict, draw: _Errors) -> dict:
@@ -262,8 +261,8 @@ class SimulatedLLM:
         return {"literals": draw.corrupt_literals(literals, options)}
 
 
-_ANSWERS = {"kg_update": SimulatedLLM._update, "entity_selection": SimulatedLLM._select,
-            "query_graph": SimulatedLLM._query, "pddl_goal": SimulatedLLM._goal}
+_ANSWERS = {KG_UPDATE: SimulatedLLM._update, ENTITY_SELECTION: SimulatedLLM._select,
+            QUERY_GRAPH: SimulatedLLM._query, PDDL_GOAL: SimulatedLLM._goal}
 
 
 class _Errors:
@@ -360,25 +359,21 @@ def _seed(seed: int, kind: str, messages: Sequence[Message]) -> str:
 
 
 def _read_prompt(messages: Sequence[Message]) -> _Prompt:
-    """The entity listing and memory facts of the first user message (the system message holds worked examples
-    of another home, which are not this memory)."""
+    """The entity listing, memory facts and request of the first user message, read with the prompt contract
+    (the system message holds worked examples of another home, which are not this memory)."""
     user = next((str(m.get("content", "")) for m in messages if m.get("role") == "user"), "")
-    entities: dict[str, tuple[str, str]] = {}
-    facts: set[Fact] = set()
-    request = ""
-    for line in user.splitlines():
-        line = line.strip()
-        if line.startswith(("Request: ", "Event: ", "Task: ")):
-            request = line.partition(": ")[2]
-        listed = _LISTING.match(line)
-        if listed:
-            entities[listed.group(1)] = (listed.group(2), listed.group(3) or "")
-        elif line.startswith("[") and line.endswith("]"):
-            try:
-                facts.add(fact_from_triplet(json.loads(line))[0])
-            except (ValueError, FormatError):  # a line that only looks like a triplet
-                continue
-    return _Prompt(entities, facts, count_message_tokens(messages), request)
+    read = read_user_message(user)
+    entities = {name: (line.type, line.words) for name, line in read.entities.items()}
+    return _Prompt(entities, set(read.facts), count_message_tokens(messages), read.request)
+
+
+def _literal_options(items: dict) -> dict[str, list[list[str]]]:
+    """Predicate -> for each argument the names a typed-literal schema allows."""
+    out = {}
+    for variant in items.get("anyOf", []):
+        props = variant["properties"]
+        out[props["predicate"]["enum"][0]] = [p["enum"] for p in props["args"]["prefixItems"]]
+    return out
 
 
 def _span(text: str, phrases: list[str]) -> str:
@@ -400,15 +395,6 @@ def _overlap(wanted: set[str], name: str, label: str) -> int:
     return len(wanted & _words(name.replace("_", " ") + " " + label))
 
 
-def _change(fact: Fact, now_true: bool) -> dict:
-    subject, relation, obj = fact_to_triplet(fact)
-    return {"subject": subject, "relation": relation, "object": obj, "now_true": now_true}
-
-
 def _goal_options(schema: dict) -> dict[str, list[list[str]]]:
     """Predicate -> for each argument the names the goal schema allows."""
-    out = {}
-    for variant in schema["properties"]["literals"]["items"].get("anyOf", []):
-        props = variant["properties"]
-        out[props["predicate"]["enum"][0]] = [p["enum"] for p in props["args"]["prefixItems"]]
-    return out
+    return _literal_options(schema["properties"]["literals"]["items"])

@@ -1,0 +1,295 @@
+"""Grounding a text's mentions to entities of the graph, without an LLM.
+
+A mention is a noun of the text that names entities: a word of an entity's label ("mug" for the red
+mug, "milk" for the milk carton) or a word the domain's lexicon gives its type ("tap" for a faucet,
+"lamp" for a light). Words before the noun that describe entities narrow it ("red mug", "kitchen
+table"), and so does a place after it ("the light in the bathroom", "the mug from the desk"). What
+remains is the mention's candidates: one entity when the text singles it out, several when it does
+not; the caller decides (the state may tell them apart, or it asks back).
+
+Labels and places are read from the graph (``label`` attribute, ``in_room``-like and location facts);
+the lexicon (``<domain>.lexicon.yaml`` beside the domain file) lists each type's words, the words
+that mean "all of them", and the types an update must change when it mentions them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+
+from l3mp.domain.pddl_domain import Domain
+from l3mp.domain.rules import RuleSet
+from l3mp.errors import DomainError
+from l3mp.world.graph import WorldGraph
+
+_TOKEN = re.compile(r"[a-z0-9]+|'s\b")
+STOPWORDS = frozenset({
+    "a", "an", "the", "this", "that", "these", "those", "his", "her", "their", "my", "our", "your", "its", "some",
+    "any", "of", "in", "on", "at", "from", "to", "into", "onto", "inside", "out", "off", "up", "down", "by",
+    "near", "with", "and", "or", "then", "now", "is", "was", "are", "were", "be", "been", "has", "had", "have",
+    "it", "he", "she", "they", "them", "him", "me", "i", "we", "you", "'s",
+})
+"""Words that never describe an entity (they end a noun phrase's run of describing words)."""
+QUALIFIERS = frozenset({"in", "from", "inside", "at", "of", "on", "by", "near", "'s"})
+"""Words after a noun that introduce the place that tells alike entities apart."""
+_NUMBER = re.compile(r"\d+")
+_PLACE = re.compile(r"\s(?:in|on|at)\s|\sof the\s")
+MAX_DESCRIBING = 3
+"""Describing words looked at before a noun."""
+QUALIFIER_REACH = 4
+"""Tokens after the preposition within which the qualifying place's noun must start."""
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """Words for types (a type's words also name its subtypes' entities) and the words for "all"."""
+
+    type_words: dict[str, frozenset[str]] = field(default_factory=dict)
+    all_words: frozenset[str] = frozenset()
+    covered: frozenset[str] = frozenset()
+    """Types whose mention an update must change (see `l3mp.updates.meaning.problems`)."""
+
+    @classmethod
+    def for_domain(cls, domain: Domain) -> Lexicon:
+        return _lexicon(domain.source)
+
+
+@lru_cache(maxsize=16)
+def _lexicon(domain_source: str) -> Lexicon:
+    import yaml
+
+    path = Path(domain_source).with_suffix(".lexicon.yaml")
+    if not path.is_file():
+        return Lexicon()
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        types = {str(t): frozenset(str(w).lower() for w in words) for t, words in (data.get("types") or {}).items()}
+        return Lexicon(types, frozenset(str(w).lower() for w in data.get("all") or ()),
+                       frozenset(str(t) for t in data.get("covered") or ()))
+    except (OSError, yaml.YAMLError, AttributeError, TypeError) as exc:
+        raise DomainError(f"cannot read the lexicon {path}: {exc}; it needs 'types: {{type: [words]}}' and "
+                          "'all: [words]' and 'covered: [types]'") from None
+
+
+@dataclass(frozen=True)
+class Mention:
+    """Words of the text that name entities, and the entities they may name (best first group)."""
+
+    start: int
+    end: int
+    words: str
+    candidates: tuple[str, ...]
+    alternatives: tuple[str, ...] = ()
+    """The candidates before a place after the noun narrowed them (it may be where something goes, not where
+    it is); equal to `candidates` when no place narrowed them."""
+    plural: bool = False
+    """The text asks for all of them ("all the lights", "both mugs")."""
+    qualifies: int | None = None
+    """Index (in the mention list) of the mention this one only locates ("the kitchen" in "the light in the
+    kitchen"), else None."""
+
+    @property
+    def entity(self) -> str | None:
+        """The one entity the mention names, if the text singles it out."""
+        return self.candidates[0] if len(self.candidates) == 1 else None
+
+
+def noun_phrase_of(label: str) -> str:
+    """A label without the place it names: "faucet of the kitchen sink in kitchen 1" -> "faucet"."""
+    return _PLACE.split(label.lower(), maxsplit=1)[0]
+
+
+def tokens(text: str) -> list[str]:
+    """Lowercase words of `text`, with the possessive ``'s`` as a token of its own."""
+    return _TOKEN.findall(text.lower().replace("\u2019", "'"))
+
+
+@dataclass
+class _Entity:
+    name: str
+    heads: dict[str, int]
+    """Word -> how strongly it names the entity (2: the label's noun, 1: another word of its label, and a word
+    of its type from the lexicon)."""
+    describing: frozenset[str]
+    places: frozenset[str]
+    """Entities that locate it: its room, its receptacle or holder, and their rooms."""
+    numbers: frozenset[str] = frozenset()
+    """Numbers of its label's noun phrase ("kitchen 2")."""
+    noun_phrase: list[str] = field(default_factory=list)
+    """The words of its label's noun phrase, numbers left out."""
+
+
+class Grounder:
+    """Finds the mentions of a text among a graph's entities (see the module docstring)."""
+
+    def __init__(self, domain: Domain, rules: RuleSet | None = None, lexicon: Lexicon | None = None) -> None:
+        self._domain = domain
+        self._rules = rules if rules is not None else RuleSet.for_domain(domain)
+        self._lexicon = lexicon if lexicon is not None else Lexicon.for_domain(domain)
+
+    @property
+    def lexicon(self) -> Lexicon:
+        return self._lexicon
+
+    def ground(self, text: str, graph: WorldGraph, entities: Iterable[str] | None = None) -> tuple[Mention, ...]:
+        """The mentions of `text`, in text order, grounded among `entities` (default: every entity)."""
+        names = sorted(graph.entities()) if entities is None else sorted(n for n in set(entities)
+                                                                        if graph.has_entity(n))
+        table = [self._describe(graph, n) for n in names]
+        vocabulary = _Vocabulary(table)
+        words = tokens(text)
+        found: dict[int, Mention] = {}
+        consumed: set[int] = set()
+        narrowed: dict[int, int] = {}
+        for i in range(len(words) - 1, -1, -1):
+            if i in consumed:
+                continue
+            mention = self._mention(words, i, vocabulary, found, consumed, narrowed)
+            if mention is not None:
+                found[i] = mention
+        ordered = sorted(found.values(), key=lambda m: m.start)
+        return tuple(_link_qualifiers(ordered, narrowed))
+
+    # ---- one noun -------------------------------------------------------------------------
+    def _mention(self, words: list[str], i: int, vocabulary: _Vocabulary, found: dict[int, Mention],
+                 consumed: set[int], narrowed: dict[int, int]) -> Mention | None:
+        head = vocabulary.known(words[i])
+        scored = {e.name: e.heads[head] for e in vocabulary.entities if head in e.heads}
+        after = words[i + 1] if i + 1 < len(words) else None
+        if scored and max(scored.values()) < 2 and after is not None and after not in STOPWORDS and (
+                vocabulary.known(after) not in vocabulary.heads and not _NUMBER.fullmatch(after)):
+            return None  # "red" of "red mug" names no red thing when the mug is unknown
+        if not scored:
+            return None
+        by_name = {e.name: e for e in vocabulary.entities}
+        start, describing = i, []
+        for j in range(i - 1, max(-1, i - 1 - MAX_DESCRIBING), -1):
+            word = words[j]
+            if word in STOPWORDS or j in consumed or j in found:
+                break
+            if not any(word in by_name[n].describing for n in scored):
+                break
+            describing.append(word)
+            start = j
+        before = [w for w in words[max(0, start - 2):start] if w != "the"]
+        plural = bool(before) and before[-1] in self._lexicon.all_words
+        for word in describing:
+            narrower = {n: s for n, s in scored.items() if word in by_name[n].describing}
+            if narrower:
+                scored = narrower
+        end = i + 1
+        if after is not None and _NUMBER.fullmatch(after):  # "kitchen 2", "bedroom 1"
+            numbered = {n: v for n, v in scored.items() if after in by_name[n].numbers}
+            if numbered:
+                scored, end = numbered, i + 2
+        alternatives = _best(scored)
+        said = [w for w in words[start:end] if not _NUMBER.fullmatch(w)]
+        exact = {n: v for n, v in scored.items() if by_name[n].noun_phrase == said}
+        if exact and len(_best(scored)) > 1:  # "the bowl" is the one labelled "bowl", before the salad bowl
+            scored = exact
+        place = self._place(words, i, found)
+        if place is not None and len(_best(scored)) > 1:
+            narrower = {n: s for n, s in scored.items() if by_name[n].places & set(place.candidates)}
+            if narrower:
+                scored = narrower
+                narrowed[i] = place.start
+        consumed.update(range(start, end))
+        return Mention(start, end, " ".join(words[start:end]), _best(scored), alternatives, plural)
+
+    def _place(self, words: list[str], i: int, found: dict[int, Mention]) -> Mention | None:
+        """The mention of a place right after the noun (``in the kitchen``, ``'s``-less ``of the sink``)."""
+        if i + 1 < len(words) and _NUMBER.fullmatch(words[i + 1]):
+            i += 1
+        if i + 1 >= len(words) or words[i + 1] not in QUALIFIERS:
+            return None
+        for k in range(i + 2, min(len(words), i + 2 + QUALIFIER_REACH)):
+            for mention in found.values():
+                if mention.start == k:
+                    return mention
+        return None
+
+    # ---- entities -----------------------------------------------------------------------
+    def _describe(self, graph: WorldGraph, name: str) -> _Entity:
+        attrs = graph.entity_attrs(name)
+        label = str(attrs.get("label") or attrs.get("description") or re.sub(r"_?\d+$", "", name).replace("_", " "))
+        noun_phrase = tokens(noun_phrase_of(label))
+        content = [w for w in noun_phrase if w not in STOPWORDS and not _NUMBER.fullmatch(w)]
+        heads: dict[str, int] = {}
+        for word in content:
+            heads[word] = 1
+        if content:
+            heads[content[-1]] = 2
+            if "of" in noun_phrase:  # "bag of rice": the bag and the rice
+                heads[content[0]] = 2
+        type_ = graph.entity_type(name) or ""
+        for ancestor in self._ancestors(type_):
+            for word in self._lexicon.type_words.get(ancestor, ()):
+                heads.setdefault(word, 1)
+        places = _places(graph, self._rules, name)
+        describing = set(tokens(label)) - STOPWORDS
+        for place in places:
+            describing |= set(tokens(str(graph.entity_attrs(place).get("label") or place.replace("_", " "))))
+        numbers = frozenset(w for w in noun_phrase if _NUMBER.fullmatch(w))
+        return _Entity(name, heads, frozenset(describing - STOPWORDS), frozenset(places), numbers,
+                       [w for w in noun_phrase if not _NUMBER.fullmatch(w)])
+
+    def _ancestors(self, type_: str) -> list[str]:
+        out = []
+        while type_:
+            out.append(type_)
+            type_ = self._domain.types.get(type_) or ""
+        return out
+
+
+class _Vocabulary:
+    """The words of a set of entities: nouns (with plural forms resolved) and describing words."""
+
+    def __init__(self, entities: list[_Entity]) -> None:
+        self.entities = entities
+        self.heads = {w for e in entities for w in e.heads}
+        self.describing = {w for e in entities for w in e.describing}
+
+    def known(self, word: str) -> str:
+        """`word` as a known noun (singular), or `word` itself."""
+        if word in self.heads:
+            return word
+        for suffix, repl in (("ies", "y"), ("ves", "f"), ("es", ""), ("s", "")):
+            if word.endswith(suffix) and word[: -len(suffix)] + repl in self.heads:
+                return word[: -len(suffix)] + repl
+        return word
+
+
+def _best(scored: dict[str, int]) -> tuple[str, ...]:
+    if not scored:
+        return ()
+    top = max(scored.values())
+    return tuple(sorted(n for n, s in scored.items() if s == top))
+
+
+def _places(graph: WorldGraph, rules: RuleSet, name: str) -> set[str]:
+    """What locates an entity: the other arguments of the facts that a functional rule counts for it (its room,
+    its receptacle, who holds it), then what locates those (their rooms)."""
+    def direct(entity: str) -> set[str]:
+        out: set[str] = set()
+        for fact in graph.facts_of(entity):
+            for rule in rules.for_predicate(fact.predicate):
+                if rule.max == 1 and entity in rule.keys_of(fact.predicate, fact.args):
+                    out.update(a for a in fact.args if a != entity)
+        return out
+
+    first = direct(name)
+    return first.union(*(direct(p) for p in first))
+
+
+def _link_qualifiers(mentions: list[Mention], narrowed: dict[int, int]) -> list[Mention]:
+    """Mark each mention that only locates another one (``the kitchen`` in ``the light in the kitchen``)."""
+    at = {m.start: k for k, m in enumerate(mentions)}
+    by_head = {m.end - 1: k for k, m in enumerate(mentions)}
+    out = list(mentions)
+    for head, place_start in narrowed.items():
+        k = at[place_start]
+        out[k] = replace(out[k], qualifies=by_head[head])
+    return out

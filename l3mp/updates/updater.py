@@ -1,0 +1,301 @@
+"""Natural-language updates of the world graph (the paper's Algorithm 3), checked for meaning.
+
+retrieve the relevant subgraph -> ground the text's mentions to entities (no LLM) -> the LLM states what
+holds after the event, in typed literals constrained to the grounded entities -> the program derives what
+stops being true (the domain's rules: a new place supersedes the old one) -> with verification: settle
+alike entities by the state or ask which one, check that the update changes what the text mentions and only
+that, verify against the domain and rules, re-prompt with the problems (bounded) -> apply atomically, or
+report why not (or the question to ask) with the graph unchanged.
+
+The update text is data, never instructions: it only ever reaches the graph as a verified delta, natural
+language can never create or delete entities, and a delta larger than `max_delta_size` is refused.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from l3mp.domain.triplets import Fact
+from l3mp.errors import DeltaRejected, LLMError
+from l3mp.llm.asking import ask_json, retry_messages
+from l3mp.llm.contract import KG_UPDATE
+from l3mp.llm.types import LLM, Message, TokenLedger
+from l3mp.retrieval.base import Retrieved, Retriever
+from l3mp.retrieval.context import context_entities
+from l3mp.retrieval.grounding import Grounder, Mention
+from l3mp.updates import meaning, prompt
+from l3mp.updates.meaning import Stated
+from l3mp.world.delta import Delta
+from l3mp.world.graph import WorldGraph
+from l3mp.world.model import Observation, WorldModel
+from l3mp.world.record import ChangeRecord
+
+# The paper's six agent variants: retrieval mode x verification (with re-prompting) on/off.
+VARIANTS: dict[str, tuple[str, bool]] = {
+    "R-": ("full", False),
+    "R-_V": ("full", True),
+    "R+": ("entities", False),
+    "R+_V": ("entities", True),
+    "R^S": ("search", False),
+    "R^S_V": ("search", True),
+}
+
+APPLIED = "applied"
+NO_CHANGE = "no_change"
+ASKED = "asked"
+DECLINED = "declined"
+OUTCOMES = (APPLIED, NO_CHANGE, ASKED, DECLINED)
+"""What became of an update: applied; understood, but nothing in the memory changes; not applied because
+it is unclear which entity the text means (the result carries the question); not applied for another
+reason (the result says why)."""
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One LLM proposal and what the checks said about it."""
+
+    number: int
+    answer: str
+    delta: dict[str, Any] | None
+    """What the answer stated (``stated``: literals) and, once derived, the delta it means (``remove``, ``add``)."""
+    problems: tuple[str, ...]
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class UpdateResult:
+    """The outcome of one natural-language update."""
+
+    text: str
+    variant: str
+    outcome: str
+    record: ChangeRecord | None
+    attempts: tuple[Attempt, ...]
+    retrieved: Retrieved
+    ledger: TokenLedger
+    reason: str | None = None
+    seconds: float = 0.0
+    llm: str = ""
+    question: str | None = None
+    mentions: tuple[Mention, ...] = ()
+
+    @property
+    def accepted(self) -> bool:
+        """Understood: applied, or nothing to change."""
+        return self.outcome in (APPLIED, NO_CHANGE)
+
+    def to_json(self) -> dict:
+        return {
+            "text": self.text,
+            "variant": self.variant,
+            "llm": self.llm,
+            "outcome": self.outcome,
+            "accepted": self.accepted,
+            "reason": self.reason,
+            "question": self.question,
+            "record": self.record.to_json() if self.record else None,
+            "mentions": [{"words": m.words, "candidates": list(m.candidates)} for m in self.mentions],
+            "attempts": [a.__dict__ for a in self.attempts],
+            "retrieval": {"mode": self.retrieved.mode, "entities": len(self.retrieved.entities),
+                          "facts": len(self.retrieved.facts)},
+            "tokens": self.ledger.to_json(),
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass
+class NLUpdater:
+    """Applies natural-language updates to a world model through an LLM (Algorithm 3, see the module doc)."""
+
+    world: WorldModel
+    llm: LLM
+    retriever: Retriever
+    verify: bool = True
+    max_attempts: int = 3
+    max_delta_size: int = 24
+    variant: str = field(default="")
+    grounder: Grounder | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        if not self.variant:
+            self.variant = _variant_name(self.retriever.mode, self.verify)
+        if self.grounder is None:
+            self.grounder = Grounder(self.world.domain, self.world.verifier.rules)
+
+    def update(self, text: str, *, ref: str | None = None) -> UpdateResult:
+        """Turn `text` into a checked delta and apply it; never raises for LLM or delta problems."""
+        run = _Run(self, text, ref)
+        return run.go()
+
+
+class _Run:
+    """One update: its context, its attempts and its result."""
+
+    def __init__(self, updater: NLUpdater, text: str, ref: str | None) -> None:
+        self.u = updater
+        self.text = text
+        self.ref = ref
+        self.started = time.perf_counter()
+        self.ledger = TokenLedger()
+        self.graph: WorldGraph = updater.world.graph
+        self.retrieved = Retrieved(updater.retriever.mode, frozenset(), frozenset())
+        self.mentions: tuple[Mention, ...] = ()
+        self.attempts: list[Attempt] = []
+
+    def go(self) -> UpdateResult:
+        u = self.u
+        if u.verify and meaning.is_question(self.text):
+            return self.result(DECLINED, "this is a question, not a report of a change; nothing recorded "
+                                         "(ask it with 'l3mp ask')")
+        try:
+            self.retrieved = u.retriever.retrieve(self.text, self.graph, ledger=self.ledger)
+        except LLMError as exc:
+            return self.result(DECLINED, f"retrieval failed: {exc}")
+        assert u.grounder is not None
+        self.mentions = u.grounder.ground(self.text, self.graph, context_entities(self.graph, self.retrieved))
+        allowed = meaning.allowed_entities(self.mentions, self.graph, self.text)
+        if u.verify and not allowed:
+            return self.result(DECLINED, "nothing in the robot's memory matches what the text talks about (language "
+                                         "cannot add new things; perception can); nothing recorded")
+        messages = prompt.messages(u.world.domain, self.graph, self.retrieved, allowed, self.text)
+        schema = prompt.schema(u.world.domain, self.graph, allowed)
+        limit = u.max_attempts if u.verify else 1
+        for number in range(1, limit + 1):
+            step = self.attempt(number, messages, schema, allowed)
+            if step is not None:
+                return step
+            last = self.attempts[-1]
+            if last.problems and last.problems[0].startswith("LLM "):
+                return self.result(DECLINED, last.problems[0])
+            messages = retry_messages(messages, last.answer, last.problems, what="Your update",
+                                      again="Answer again with the complete corrected update.")
+        return self.result(DECLINED, f"no valid update after {len(self.attempts)} attempt(s): "
+                                     + "; ".join(self.attempts[-1].problems))
+
+    def attempt(self, number: int, messages: list[Message], schema: dict, allowed: set[str]) -> UpdateResult | None:
+        """One proposal: None to try again (the attempt is recorded with its problems), else the result."""
+        u = self.u
+        before = (self.ledger.prompt_tokens, self.ledger.completion_tokens, time.perf_counter())
+        answer = ask_json(u.llm, messages, schema=schema, schema_name=KG_UPDATE, purpose="update",
+                          ledger=self.ledger)
+
+        stated: list[Stated] = []
+
+        def record(delta: Delta | None, problems: list[str] | tuple[str, ...]) -> None:
+            shown = {"stated": [str(s) for s in stated], **(delta.to_json() if delta is not None else {})}
+            self.attempts.append(Attempt(
+                number, answer.text, shown if stated or delta is not None else None, tuple(problems),
+                self.ledger.prompt_tokens - before[0], self.ledger.completion_tokens - before[1],
+                round(time.perf_counter() - before[2], 3)))
+
+        if answer.problem:
+            record(None, [answer.problem])
+            return None
+        stated, problems = _parse(answer.data, self.graph, u.world.domain)
+        if problems:
+            record(None, problems)
+            return None
+        if not stated:
+            record(Delta(), ())
+            if len(self.attempts) > 1:
+                return self.result(DECLINED, "the LLM withdrew its update after the checks' errors (answered that "
+                                             "nothing changes); nothing recorded. Last problems: "
+                                   + "; ".join(self.attempts[-2].problems))
+            return self.result(NO_CHANGE, "nothing to record: the text reports no change to the memory")
+        question = None
+        if u.verify:
+            stated, question = meaning.resolve(stated, self.mentions, self.graph, u.world.domain)
+        if question:
+            record(None, [question])
+            return self.result(ASKED, "the text fits more than one thing in memory; nothing recorded",
+                               question=question)
+        delta, problems = self.derive(stated)
+        if delta is not None and u.verify and not problems:
+            problems = meaning.problems(delta, stated, self.mentions, allowed, self.graph, u.world.domain,
+                                        u.grounder.lexicon.covered if u.grounder else frozenset())
+            if not problems and not delta.is_empty():
+                problems = [v.message for v in u.world.verify(delta, source="nl").violations]
+        if problems or delta is None:
+            record(delta, problems)
+            return None
+        if delta.is_empty():
+            record(delta, ())
+            said = ", ".join(map(str, stated)) or "no change"
+            return self.result(NO_CHANGE, f"nothing to record: the memory already has this ({said})")
+        try:
+            applied = u.world.apply(delta, source="nl", input=self.text, ref=self.ref)
+        except DeltaRejected as exc:
+            record(delta, [v.message for v in exc.violations])
+            return None
+        record(delta, ())
+        return self.result(APPLIED, None, record=applied)
+
+    def derive(self, stated: list[Stated]) -> tuple[Delta | None, list[str]]:
+        """The delta the literals mean against the memory: a fact that now holds supersedes the one a rule allows
+        only one of (the item's old place, the person's old room); facts already so are no change."""
+        try:
+            delta = self.u.world.perception_delta(Observation(tuple((s.fact, s.true) for s in stated)))
+        except DeltaRejected as exc:
+            return None, [v.message for v in exc.violations]
+        if delta.size() > self.u.max_delta_size:
+            return None, [f"refused: the update changes {delta.size()} facts; at most {self.u.max_delta_size} may "
+                          "change per update. Describe only what the event changed."]
+        return delta, []
+
+    def result(self, outcome: str, reason: str | None, *, record: ChangeRecord | None = None,
+               question: str | None = None) -> UpdateResult:
+        return UpdateResult(self.text, self.u.variant, outcome, record, tuple(self.attempts), self.retrieved,
+                            self.ledger, reason, time.perf_counter() - self.started, self.u.llm.name, question,
+                            self.mentions)
+
+
+def _parse(data: Any, graph: WorldGraph, domain: Any) -> tuple[list[Stated], list[str]]:
+    """``{"changes": [{"predicate", "args", "true"}]}`` -> literals, or the problems that stop it."""
+    items = data.get("changes") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        return [], ['answer with a JSON object {"changes": [...]}']
+    out: list[Stated] = []
+    problems: list[str] = []
+    for index, item in enumerate(items, 1):
+        if not isinstance(item, dict) or not isinstance(item.get("args"), list) or not isinstance(
+                item.get("true"), bool):
+            problems.append(f'change {index}: write it as {{"predicate": ..., "args": [...], "true": true|false}}')
+            continue
+        name = item.get("predicate")
+        predicate = domain.predicate(name) if isinstance(name, str) else None
+        if predicate is None:
+            known = ", ".join(sorted(domain.predicates))
+            problems.append(f"change {index}: no predicate {name!r}; use one of: {known}")
+            continue
+        args = item["args"]
+        if len(args) != predicate.arity:
+            problems.append(f"change {index}: {name} takes {predicate.arity} argument(s): {name}"
+                            f"({', '.join(predicate.types)})")
+            continue
+        unknown = [a for a in args if not isinstance(a, str) or not graph.has_entity(a)]
+        if unknown:
+            problems.append(f"change {index}: unknown entity {', '.join(repr(a) for a in unknown)}: language cannot "
+                            "add things to the memory; use listed things")
+            continue
+        bad = [a for a, t in zip(args, predicate.types, strict=True) if not domain.is_subtype(graph.entity_type(a), t)]
+        if bad:
+            problems.append(f"change {index}: {', '.join(map(str, bad))} cannot stand in {name}"
+                            f"({', '.join(predicate.types)}); use listed things of those types")
+            continue
+        stated = Stated(Fact(name, tuple(args)), item["true"])
+        if stated not in out:
+            out.append(stated)
+    return out, problems
+
+
+def _variant_name(mode: str, verify: bool) -> str:
+    for name, (m, v) in VARIANTS.items():
+        if m == mode and v == verify:
+            return name
+    return f"{mode}{'_V' if verify else ''}"
