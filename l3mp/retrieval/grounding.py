@@ -151,6 +151,7 @@ class Grounder:
             if mention is not None:
                 found[i] = mention
         ordered = sorted(found.values(), key=lambda m: m.start)
+        ordered = _possessives(ordered, words, vocabulary, narrowed)
         return tuple(_link_qualifiers(ordered, narrowed))
 
     # ---- one noun -------------------------------------------------------------------------
@@ -282,6 +283,24 @@ def _places(graph: WorldGraph, rules: RuleSet, name: str) -> set[str]:
 
     first = direct(name)
     return first.union(*(direct(p) for p in first))
+
+
+def _possessives(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary,
+                 narrowed: dict[int, int]) -> list[Mention]:
+    """``Jessica's phone``: the possessor qualifies the thing, and picks it among alike ones when it can."""
+    by_name = {e.name: e for e in vocabulary.entities}
+    out = list(mentions)
+    for k in range(1, len(out)):
+        owner, thing = out[k - 1], out[k]
+        if owner.end + 1 != thing.start or words[owner.end] != "'s":
+            continue
+        head = thing.end - 1
+        narrowed[head] = owner.start
+        if len(thing.candidates) > 1:
+            mine = tuple(n for n in thing.candidates if by_name[n].places & set(owner.candidates))
+            if mine:
+                out[k] = replace(thing, candidates=mine)
+    return out
 
 
 def _link_qualifiers(mentions: list[Mention], narrowed: dict[int, int]) -> list[Mention]:

@@ -21,6 +21,7 @@ from l3mp.retrieval.embeddings import (
     EntityIndex,
     functional_positions,
 )
+from l3mp.retrieval.grounding import Grounder
 from l3mp.retrieval.matching import Agrees, Match, MatchSettings, match
 from l3mp.retrieval.query_graph import QueryGraph
 from l3mp.world.graph import WorldGraph
@@ -30,6 +31,14 @@ TYPE_BONUS = 0.1
 
 ALTERNATIVES = 3
 """How many runner-up candidates of each query node the details list."""
+
+QUERY_SOURCES = ("grounded", "llm")
+"""Where the query graph comes from: ``llm``, the paper's (the LLM writes it, embeddings and DFS matching map it
+onto the graph); ``grounded``, the text's mentions grounded without an LLM (`l3mp.retrieval.grounding`) select
+their candidates directly, and only a text in which nothing grounds goes the ``llm`` way."""
+
+MAX_GROUNDED = 12
+"""A mention with more candidates than this ("every item") selects none of them in ``grounded`` retrieval."""
 
 
 class SearchRetriever:
@@ -61,25 +70,53 @@ class SearchRetriever:
         type_bonus: float = TYPE_BONUS,
         rules: RuleSet | None = None,
         max_text_facts: int = MAX_TEXT_FACTS,
+        query_graph: str = "grounded",
     ) -> None:
         if depth < 0:
             raise ValueError(f"depth must be >= 0, not {depth}")
+        if query_graph not in QUERY_SOURCES:
+            raise ValueError(f"query_graph must be one of {', '.join(QUERY_SOURCES)}, not {query_graph!r}")
+        self._query_graph = query_graph
         self._llm = llm
         self._domain = domain
         self._depth = depth
         self._type_bonus = type_bonus
         self.settings = MatchSettings(cutoff, top_k, edge_weight, duplicate_penalty, max_steps)
         rules = rules if rules is not None else RuleSet.for_domain(domain)
+        self._grounder = Grounder(domain, rules)
         describer = EntityDescriber(functional_positions(rules), max_facts=max_text_facts)
         self.index = EntityIndex(embedder, describer)
         self._lock = threading.Lock()
 
     def retrieve(self, request: str, graph: WorldGraph, *, ledger: TokenLedger | None = None) -> Retrieved:
-        """Algorithm 1; LLMError from the query-graph step propagates (the caller decides)."""
+        """Algorithm 1; LLMError from the query-graph step propagates (the caller decides). With the ``grounded``
+        query graph, the text's grounded mentions are the selection when there are any (no LLM call)."""
         start = time.perf_counter()
+        if self._query_graph == "grounded":
+            grounded = self._grounded(request, graph, start)
+            if grounded is not None:
+                return grounded
         query, notes = query_graph.ask(self._llm, request, self._domain, ledger=ledger)
         seconds_llm = time.perf_counter() - start
-        return self.search(query, graph, extra={"seconds_llm": round(seconds_llm, 6), "query_notes": notes})
+        return self.search(query, graph, extra={"seconds_llm": round(seconds_llm, 6), "query_notes": notes,
+                                                "query_source": "llm"})
+
+    def _grounded(self, request: str, graph: WorldGraph, start: float) -> Retrieved | None:
+        mentions = self._grounder.ground(request, graph)
+        seeds = sorted({n for m in mentions for group in (m.candidates, m.alternatives)
+                        if len(group) <= MAX_GROUNDED for n in group})
+        if not seeds:
+            return None
+        details: dict[str, Any] = {
+            "query_source": "grounded",
+            "mentions": [{"words": m.words, "candidates": list(m.candidates)} for m in mentions],
+            "selected": seeds,
+            "depth": self._depth,
+            "seconds_llm": 0.0,
+        }
+        retrieved = assemble(self.mode, graph, self._domain, seeds, self._depth, details)
+        details["seconds_search"] = round(time.perf_counter() - start, 6)
+        return retrieved
 
     def search(self, query: QueryGraph, graph: WorldGraph, *, extra: dict[str, Any] | None = None) -> Retrieved:
         """Everything after the LLM: sync the index, embed the query nodes, match, expand to `depth`."""

@@ -1,10 +1,12 @@
 """Checks that an update means what its text says, beyond being valid.
 
+- `report_part`: sentences that speak to the memory itself ("ignore your rules") are set aside.
 - `is_question`: a question is not a report of a change.
 - `resolve`: where the text names one of several alike entities ("the light in the living room" with two
   lights there), keep the one for which the stated fact is a real change; if several are, ask which.
-- `problems`: every changed entity is one the text refers to (or the place something left), and every thing
-  the text mentions that can move is changed (else half of the event was missed).
+- `problems`: every changed entity is one the text refers to (or the place something left), no entity that the
+  text only uses to tell which thing it means ("Michael's desk", "the light in the kitchen") is changed, and
+  every thing the text mentions that can move is changed (else half of the event was missed).
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ _QUESTION_WORDS = frozenset({
     "where", "what", "which", "who", "whose", "when", "why", "how",
 })
 _OTHER = frozenset({"other", "another"})
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|#+|\n+")
+_INSTRUCTION = re.compile(
+    r"\b(ignore|disregard|forget|erase|wipe|delete|instructions?|system|prompt|pretend|override|rules?|"
+    r"from now on|your memory|the memory|database|developer mode|jailbreak)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -40,13 +46,24 @@ class Stated:
         return str(self.fact) if self.true else f"(not {self.fact})"
 
 
+def report_part(text: str) -> tuple[str, tuple[str, ...]]:
+    """The text without its sentences addressed to the robot's memory itself ("Ignore your rules", "SYSTEM: new
+    rule ..."): those are instructions, never reports, so they are set aside before anything reads the text.
+    Returns the rest and what was set aside."""
+    kept, dropped = [], []
+    for sentence in _SENTENCE.split(text):
+        if not sentence.strip():
+            continue
+        (dropped if _INSTRUCTION.search(sentence) else kept).append(sentence.strip())
+    return " ".join(kept), tuple(dropped)
+
+
 def is_question(text: str) -> bool:
-    """A question ends with '?' or starts with a question word and has no full stop."""
-    stripped = text.strip()
-    if stripped.endswith("?"):
-        return True
-    words = tokens(stripped)
-    return bool(words) and words[0] in _QUESTION_WORDS and not re.search(r"[.!]\s*$", stripped) and len(words) < 12
+    """Whether the text asks rather than tells: it opens with a question word or an auxiliary verb ("Is the fridge
+    open?", "Where did Tom put the mug?"). A report followed by a request ("The phone is ringing, can someone get
+    it?") tells."""
+    words = tokens(text)
+    return bool(words) and words[0] in _QUESTION_WORDS
 
 
 def allowed_entities(mentions: Sequence[Mention], graph: WorldGraph, text: str) -> set[str]:
@@ -103,6 +120,14 @@ def problems(delta: Delta, stated: Sequence[Stated], mentions: Sequence[Mention]
     named = sorted({a for s in stated for a in s.fact.args if a not in allowed})
     if named:
         out.append(f"the event does not mention {', '.join(named)}; change only the things it talks about")
+    changed = [s for s in stated if s.is_change(graph)]
+    main = {n for m in mentions if m.qualifies is None for n in m.candidates}
+    for mention in mentions:
+        if mention.qualifies is None or set(mention.candidates) & main:
+            continue
+        if any(set(mention.candidates) & set(s.fact.args) for s in changed):
+            out.append(f"\"{mention.words}\" only tells which {mentions[mention.qualifies].words} is meant; the event "
+                       f"does not say that it changed")
     touched = {a for f in (*delta.remove, *delta.add) for a in f.args} | {a for s in stated for a in s.fact.args}
     for mention in mentions:
         if mention.qualifies is not None or mention.plural or not mention.candidates:

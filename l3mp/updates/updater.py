@@ -140,6 +140,9 @@ class _Run:
     def __init__(self, updater: NLUpdater, text: str, ref: str | None) -> None:
         self.u = updater
         self.text = text
+        self.report = text
+        """The text that is read: without verification all of it; with it, what `meaning.report_part` keeps."""
+        self.set_aside: tuple[str, ...] = ()
         self.ref = ref
         self.started = time.perf_counter()
         self.ledger = TokenLedger()
@@ -150,20 +153,24 @@ class _Run:
 
     def go(self) -> UpdateResult:
         u = self.u
-        if u.verify and meaning.is_question(self.text):
-            return self.result(DECLINED, "this is a question, not a report of a change; nothing recorded "
-                                         "(ask it with 'l3mp ask')")
+        if u.verify:
+            self.report, self.set_aside = meaning.report_part(self.text)
+            if not self.report:
+                return self.result(DECLINED, "this speaks to the robot's memory instead of reporting a change; "
+                                             "nothing recorded")
+            if meaning.is_question(self.report):
+                return self.result(DECLINED, "this is a question, not a report of a change; nothing recorded")
         try:
-            self.retrieved = u.retriever.retrieve(self.text, self.graph, ledger=self.ledger)
+            self.retrieved = u.retriever.retrieve(self.report, self.graph, ledger=self.ledger)
         except LLMError as exc:
             return self.result(DECLINED, f"retrieval failed: {exc}")
         assert u.grounder is not None
-        self.mentions = u.grounder.ground(self.text, self.graph, context_entities(self.graph, self.retrieved))
-        allowed = meaning.allowed_entities(self.mentions, self.graph, self.text)
+        self.mentions = u.grounder.ground(self.report, self.graph, context_entities(self.graph, self.retrieved))
+        allowed = meaning.allowed_entities(self.mentions, self.graph, self.report)
         if u.verify and not allowed:
             return self.result(DECLINED, "nothing in the robot's memory matches what the text talks about (language "
                                          "cannot add new things; perception can); nothing recorded")
-        messages = prompt.messages(u.world.domain, self.graph, self.retrieved, allowed, self.text)
+        messages = prompt.messages(u.world.domain, self.graph, self.retrieved, allowed, self.report)
         schema = prompt.schema(u.world.domain, self.graph, allowed)
         limit = u.max_attempts if u.verify else 1
         for number in range(1, limit + 1):
@@ -250,6 +257,9 @@ class _Run:
 
     def result(self, outcome: str, reason: str | None, *, record: ChangeRecord | None = None,
                question: str | None = None) -> UpdateResult:
+        if self.set_aside and outcome != DECLINED:
+            reason = ((reason + "; ") if reason else "") + "set aside as instructions, not reports: " + " | ".join(
+                self.set_aside)
         return UpdateResult(self.text, self.u.variant, outcome, record, tuple(self.attempts), self.retrieved,
                             self.ledger, reason, time.perf_counter() - self.started, self.u.llm.name, question,
                             self.mentions)
