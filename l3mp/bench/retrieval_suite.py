@@ -115,7 +115,7 @@ def _query(places: _Places, rng: random.Random, size: int) -> QueryGraph:
 
 def _search_at(domain: Domain, size: int, scale: Scale) -> Iterator[Metric]:
     graph = generate_house(seed=SEED, target_entities=size).to_graph()
-    retriever = SearchRetriever(_Scripted([]), domain)
+    retriever = SearchRetriever(_Scripted([]), domain, query_graph="llm")
     tag = _k(size)
     start = time.perf_counter()
     retriever.index.sync(graph)
@@ -340,7 +340,7 @@ def _retrievers(domain: Domain, sentences: list[Sentence]) -> dict[str, Retrieve
     selections = [{"entities": list(s.entities)} for s in sentences]
     queries = [s.query.to_json() for s in sentences]
     return {"full": FullRetriever(), "entities": EntitySelectionRetriever(_Scripted(selections), domain),
-            "search": SearchRetriever(_Scripted(queries), domain)}
+            "search": SearchRetriever(_Scripted(queries), domain, query_graph="llm")}
 
 
 def _prompt_sizes(domain: Domain) -> Iterator[Metric]:

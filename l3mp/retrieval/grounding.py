@@ -35,6 +35,11 @@ STOPWORDS = frozenset({
 """Words that never describe an entity (they end a noun phrase's run of describing words)."""
 QUALIFIERS = frozenset({"in", "from", "inside", "at", "of", "on", "by", "near", "'s"})
 """Words after a noun that introduce the place that tells alike entities apart."""
+LABEL_NOUN, TYPE_WORD, OTHER_WORD = 3, 2, 1
+"""How strongly a word names an entity: the noun of its label ("mug" of "red mug"), a word of its type from the
+lexicon ("tap" for a faucet), another word of its label ("milk" of "milk carton")."""
+_POSSESSIVE = frozenset({"his", "her", "their", "my", "our", "your"})
+_DETERMINERS = frozenset({"the", "a", "an", "some", "'s", "this", "that", "these", "those"}) | _POSSESSIVE
 _NUMBER = re.compile(r"\d+")
 _PLACE = re.compile(r"\s(?:in|on|at)\s|\sof the\s")
 MAX_DESCRIBING = 3
@@ -51,6 +56,8 @@ class Lexicon:
     all_words: frozenset[str] = frozenset()
     covered: frozenset[str] = frozenset()
     """Types whose mention an update must change (see `l3mp.updates.meaning.problems`)."""
+    states: dict[str, dict[bool, frozenset[str]]] = field(default_factory=dict)
+    """Unary predicate -> the words that say it now holds (True) or stopped (False)."""
 
     @classmethod
     def for_domain(cls, domain: Domain) -> Lexicon:
@@ -67,11 +74,14 @@ def _lexicon(domain_source: str) -> Lexicon:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         types = {str(t): frozenset(str(w).lower() for w in words) for t, words in (data.get("types") or {}).items()}
+        states = {str(p): {bool(k): frozenset(str(w).lower() for w in v) for k, v in signs.items()}
+                  for p, signs in (data.get("states") or {}).items()}
         return Lexicon(types, frozenset(str(w).lower() for w in data.get("all") or ()),
-                       frozenset(str(t) for t in data.get("covered") or ()))
+                       frozenset(str(t) for t in data.get("covered") or ()), states)
     except (OSError, yaml.YAMLError, AttributeError, TypeError) as exc:
-        raise DomainError(f"cannot read the lexicon {path}: {exc}; it needs 'types: {{type: [words]}}' and "
-                          "'all: [words]' and 'covered: [types]'") from None
+        raise DomainError(f"cannot read the lexicon {path}: {exc}; it needs 'types: {{type: [words]}}', "
+                          "'all: [words]', 'covered: [types]', 'states: {predicate: {true: [words], false: [words]}}'"
+                          ) from None
 
 
 @dataclass(frozen=True)
@@ -86,7 +96,7 @@ class Mention:
     """The candidates before a place after the noun narrowed them (it may be where something goes, not where
     it is); equal to `candidates` when no place narrowed them."""
     plural: bool = False
-    """The text asks for all of them ("all the lights", "both mugs")."""
+    """The text means all of them ("all the lights", "both mugs", "the lamps")."""
     qualifies: int | None = None
     """Index (in the mention list) of the mention this one only locates ("the kitchen" in "the light in the
     kitchen"), else None."""
@@ -95,6 +105,19 @@ class Mention:
     def entity(self) -> str | None:
         """The one entity the mention names, if the text singles it out."""
         return self.candidates[0] if len(self.candidates) == 1 else None
+
+
+def unexplained(text: str, mentions: Iterable[Mention]) -> list[str]:
+    """Words right after a determiner ("the", "a", "her", "'s") that no mention covers: nouns the grounding did not
+    find ("the red mug" when no label says mug), so a caller knows the text names more than was grounded."""
+    words = tokens(text)
+    covered = {i for m in mentions for i in range(m.start, m.end)}
+    out = []
+    for i in range(1, len(words)):
+        if words[i - 1] in _DETERMINERS and i not in covered and words[i] not in STOPWORDS and not any(
+                j in covered for j in range(i, min(len(words), i + MAX_DESCRIBING + 1))):
+            out.append(words[i])
+    return out
 
 
 def noun_phrase_of(label: str) -> str:
@@ -111,8 +134,7 @@ def tokens(text: str) -> list[str]:
 class _Entity:
     name: str
     heads: dict[str, int]
-    """Word -> how strongly it names the entity (2: the label's noun, 1: another word of its label, and a word
-    of its type from the lexicon)."""
+    """Word -> how strongly it names the entity (`LABEL_NOUN`, `TYPE_WORD`, `OTHER_WORD`)."""
     describing: frozenset[str]
     places: frozenset[str]
     """Entities that locate it: its room, its receptacle or holder, and their rooms."""
@@ -160,7 +182,7 @@ class Grounder:
         head = vocabulary.known(words[i])
         scored = {e.name: e.heads[head] for e in vocabulary.entities if head in e.heads}
         after = words[i + 1] if i + 1 < len(words) else None
-        if scored and max(scored.values()) < 2 and after is not None and after not in STOPWORDS and (
+        if scored and max(scored.values()) == OTHER_WORD and after is not None and after not in STOPWORDS and (
                 vocabulary.known(after) not in vocabulary.heads and not _NUMBER.fullmatch(after)):
             return None  # "red" of "red mug" names no red thing when the mug is unknown
         if not scored:
@@ -176,7 +198,7 @@ class Grounder:
             describing.append(word)
             start = j
         before = [w for w in words[max(0, start - 2):start] if w != "the"]
-        plural = bool(before) and before[-1] in self._lexicon.all_words
+        plural = (bool(before) and before[-1] in self._lexicon.all_words) or head != words[i]
         for word in describing:
             narrower = {n: s for n, s in scored.items() if word in by_name[n].describing}
             if narrower:
@@ -192,10 +214,10 @@ class Grounder:
         if exact and len(_best(scored)) > 1:  # "the bowl" is the one labelled "bowl", before the salad bowl
             scored = exact
         place = self._place(words, i, found)
-        if place is not None and len(_best(scored)) > 1:
+        if place is not None:
             narrower = {n: s for n, s in scored.items() if by_name[n].places & set(place.candidates)}
-            if narrower:
-                scored = narrower
+            if narrower and (len(_best(scored)) > 1 or set(_best(narrower)) == set(_best(scored))):
+                scored = narrower  # narrowed, or it says where the thing already is: the place only describes
                 narrowed[i] = place.start
         consumed.update(range(start, end))
         return Mention(start, end, " ".join(words[start:end]), _best(scored), alternatives, plural)
@@ -220,15 +242,15 @@ class Grounder:
         content = [w for w in noun_phrase if w not in STOPWORDS and not _NUMBER.fullmatch(w)]
         heads: dict[str, int] = {}
         for word in content:
-            heads[word] = 1
-        if content:
-            heads[content[-1]] = 2
-            if "of" in noun_phrase:  # "bag of rice": the bag and the rice
-                heads[content[0]] = 2
+            heads[word] = OTHER_WORD
         type_ = graph.entity_type(name) or ""
         for ancestor in self._ancestors(type_):
             for word in self._lexicon.type_words.get(ancestor, ()):
-                heads.setdefault(word, 1)
+                heads[word] = TYPE_WORD
+        if content:
+            heads[content[-1]] = LABEL_NOUN
+            if "of" in noun_phrase:  # "bag of rice": the bag and the rice
+                heads[content[0]] = LABEL_NOUN
         places = _places(graph, self._rules, name)
         describing = set(tokens(label)) - STOPWORDS
         for place in places:
@@ -287,19 +309,30 @@ def _places(graph: WorldGraph, rules: RuleSet, name: str) -> set[str]:
 
 def _possessives(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary,
                  narrowed: dict[int, int]) -> list[Mention]:
-    """``Jessica's phone``: the possessor qualifies the thing, and picks it among alike ones when it can."""
+    """``Jessica's phone``: the possessor qualifies the thing, and picks it among alike ones when it can; ``her
+    book``: the nearest earlier mention that has (or holds, or is where) one of the books picks it."""
     by_name = {e.name: e for e in vocabulary.entities}
     out = list(mentions)
+
+    def owned(thing: Mention, owner: Mention) -> tuple[str, ...]:
+        """Candidates the owner has (or holds, or is where); else those where the owner is."""
+        direct = tuple(n for n in thing.candidates if by_name[n].places & set(owner.candidates))
+        around = set().union(*(by_name[o].places for o in owner.candidates if o in by_name))
+        return direct or tuple(n for n in thing.candidates if by_name[n].places & around)
+
     for k in range(1, len(out)):
         owner, thing = out[k - 1], out[k]
-        if owner.end + 1 != thing.start or words[owner.end] != "'s":
-            continue
-        head = thing.end - 1
-        narrowed[head] = owner.start
-        if len(thing.candidates) > 1:
-            mine = tuple(n for n in thing.candidates if by_name[n].places & set(owner.candidates))
+        if owner.end + 1 == thing.start and words[owner.end] == "'s":
+            narrowed[thing.end - 1] = owner.start
+            mine = owned(thing, owner) if len(thing.candidates) > 1 else ()
             if mine:
                 out[k] = replace(thing, candidates=mine)
+        elif thing.start > 0 and words[thing.start - 1] in _POSSESSIVE and len(thing.candidates) > 1:
+            for earlier in reversed(out[:k]):
+                mine = owned(thing, earlier) if len(earlier.candidates) == 1 else ()
+                if mine:
+                    out[k] = replace(thing, candidates=mine)
+                    break
     return out
 
 

@@ -21,7 +21,7 @@ from l3mp.retrieval.embeddings import (
     EntityIndex,
     functional_positions,
 )
-from l3mp.retrieval.grounding import Grounder
+from l3mp.retrieval.grounding import Grounder, Mention, unexplained
 from l3mp.retrieval.matching import Agrees, Match, MatchSettings, match
 from l3mp.retrieval.query_graph import QueryGraph
 from l3mp.world.graph import WorldGraph
@@ -35,7 +35,8 @@ ALTERNATIVES = 3
 QUERY_SOURCES = ("grounded", "llm")
 """Where the query graph comes from: ``llm``, the paper's (the LLM writes it, embeddings and DFS matching map it
 onto the graph); ``grounded``, the text's mentions grounded without an LLM (`l3mp.retrieval.grounding`) select
-their candidates directly, and only a text in which nothing grounds goes the ``llm`` way."""
+their candidates directly when they explain every noun phrase of the text; otherwise the ``llm`` way runs too
+and its selection is added to the grounded one."""
 
 MAX_GROUNDED = 12
 """A mention with more candidates than this ("every item") selects none of them in ``grounded`` retrieval."""
@@ -92,21 +93,20 @@ class SearchRetriever:
         """Algorithm 1; LLMError from the query-graph step propagates (the caller decides). With the ``grounded``
         query graph, the text's grounded mentions are the selection when there are any (no LLM call)."""
         start = time.perf_counter()
+        seeds: list[str] = []
         if self._query_graph == "grounded":
-            grounded = self._grounded(request, graph, start)
-            if grounded is not None:
-                return grounded
+            mentions = self._grounder.ground(request, graph)
+            seeds = sorted({n for m in mentions for group in (m.candidates, m.alternatives)
+                            if len(group) <= MAX_GROUNDED for n in group})
+            if seeds and not unexplained(request, mentions):
+                return self._grounded(mentions, seeds, graph, start)
         query, notes = query_graph.ask(self._llm, request, self._domain, ledger=ledger)
         seconds_llm = time.perf_counter() - start
         return self.search(query, graph, extra={"seconds_llm": round(seconds_llm, 6), "query_notes": notes,
-                                                "query_source": "llm"})
+                                                "query_source": "llm+grounded" if seeds else "llm"}, seeds=seeds)
 
-    def _grounded(self, request: str, graph: WorldGraph, start: float) -> Retrieved | None:
-        mentions = self._grounder.ground(request, graph)
-        seeds = sorted({n for m in mentions for group in (m.candidates, m.alternatives)
-                        if len(group) <= MAX_GROUNDED for n in group})
-        if not seeds:
-            return None
+    def _grounded(self, mentions: tuple[Mention, ...], seeds: list[str], graph: WorldGraph,
+                  start: float) -> Retrieved:
         details: dict[str, Any] = {
             "query_source": "grounded",
             "mentions": [{"words": m.words, "candidates": list(m.candidates)} for m in mentions],
@@ -118,8 +118,10 @@ class SearchRetriever:
         details["seconds_search"] = round(time.perf_counter() - start, 6)
         return retrieved
 
-    def search(self, query: QueryGraph, graph: WorldGraph, *, extra: dict[str, Any] | None = None) -> Retrieved:
-        """Everything after the LLM: sync the index, embed the query nodes, match, expand to `depth`."""
+    def search(self, query: QueryGraph, graph: WorldGraph, *, extra: dict[str, Any] | None = None,
+               seeds: list[str] | None = None) -> Retrieved:
+        """Everything after the LLM: sync the index, embed the query nodes, match, expand to `depth` (together with
+        `seeds`, entities already selected otherwise)."""
         start = time.perf_counter()
         with self._lock:
             sync = self.index.sync(graph)
@@ -132,7 +134,7 @@ class SearchRetriever:
             **(extra or {}),
             "query_graph": query.to_json(),
             "mapping": mapping,
-            "selected": sorted({m["entity"] for m in mapping}),
+            "selected": sorted({m["entity"] for m in mapping} | set(seeds or ())),
             "score": None if found is None else round(found.score, 6),
             "agreeing_edges": [] if found is None else [_edge_json(query.edges[i]) for i in found.agreeing],
             "steps": 0 if found is None else found.steps,

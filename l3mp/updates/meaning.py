@@ -4,6 +4,7 @@
 - `is_question`: a question is not a report of a change.
 - `resolve`: where the text names one of several alike entities ("the light in the living room" with two
   lights there), keep the one for which the stated fact is a real change; if several are, ask which.
+- `repair`: what the text itself settles (a state's sign, contradictions, two new places) is mended.
 - `problems`: every changed entity is one the text refers to (or the place something left), no entity that the
   text only uses to tell which thing it means ("Michael's desk", "the light in the kitchen") is changed, and
   every thing the text mentions that can move is changed (else half of the event was missed).
@@ -16,8 +17,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from l3mp.domain.pddl_domain import Domain
+from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
-from l3mp.retrieval.grounding import Mention, noun_phrase_of, tokens
+from l3mp.retrieval.grounding import Lexicon, Mention, noun_phrase_of, tokens
 from l3mp.world.delta import Delta
 from l3mp.world.graph import WorldGraph
 
@@ -26,6 +28,9 @@ _QUESTION_WORDS = frozenset({
     "where", "what", "which", "who", "whose", "when", "why", "how",
 })
 _OTHER = frozenset({"other", "another"})
+_DETERMINERS = frozenset({"the", "a", "an", "his", "her", "their", "my", "our", "your", "its", "this", "that"})
+_SOURCES = frozenset({"from", "off", "of"})
+_CLAUSE_BREAKS = frozenset({"and", "then", "but", "so", "while", "after", "before"})
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|#+|\n+")
 _INSTRUCTION = re.compile(
     r"\b(ignore|disregard|forget|erase|wipe|delete|instructions?|system|prompt|pretend|override|rules?|"
@@ -78,34 +83,78 @@ def allowed_entities(mentions: Sequence[Mention], graph: WorldGraph, text: str) 
 
 def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph,
             domain: Domain) -> tuple[list[Stated], str | None]:
-    """Pick, for each argument that stands for an ambiguous mention, the candidate whose fact really changes.
+    """Settle each ambiguous mention the answer uses: the candidate for which the most of the literals that name it
+    are real changes (the state tells alike things apart: only the lamp that is on can be switched off).
 
     Returns the literals with those arguments settled and, when the state cannot tell alike entities apart,
     the question to ask instead (the literals are then not to be applied)."""
-    out = []
-    for literal in stated:
-        args = list(literal.fact.args)
-        for position, arg in enumerate(args):
-            mention = _ambiguous_mention(arg, mentions)
-            if mention is None:
-                continue
-            viable = _viable(literal, args, position, mention.candidates, graph, domain)
-            if not viable and mention.alternatives != mention.candidates:
-                viable = _viable(literal, args, position, mention.alternatives, graph, domain)
-            if len(viable) > 1:
-                return stated, which(mention, viable, graph)
-            if viable:
-                args[position] = viable[0]
-        out.append(Stated(Fact(literal.fact.predicate, tuple(args)), literal.true))
+    out = list(stated)
+    for mention in mentions:
+        uses = [(i, j) for i, literal in enumerate(out) for j, arg in enumerate(literal.fact.args)
+                if _ambiguous_mention(arg, mentions) is mention]
+        if not uses:
+            continue
+        for options in (mention.candidates, mention.alternatives):
+            scores = {c: _fits(out, uses, c, graph, domain) for c in options}
+            best = max(scores.values(), default=-1)
+            if best > 0:
+                break
+        if best <= 0:
+            continue
+        viable = sorted(c for c, s in scores.items() if s == best)
+        if len(viable) > 1:
+            return stated, which(mention, viable, graph)
+        out = _substitute(out, uses, viable[0])
     return out, None
 
 
+def _fits(stated: list[Stated], uses: list[tuple[int, int]], option: str, graph: WorldGraph,
+          domain: Domain) -> int:
+    """How many of the literals, with `option` in the used places, are real changes (-1 if a type does not fit)."""
+    trial = _substitute(stated, uses, option)
+    for i, j in uses:
+        wanted = domain.predicates[trial[i].fact.predicate].types[j]
+        if not domain.is_subtype(graph.entity_type(option) or "", wanted):
+            return -1
+    return sum(1 for i in {i for i, _ in uses} if trial[i].is_change(graph))
+
+
+def _substitute(stated: list[Stated], uses: list[tuple[int, int]], option: str) -> list[Stated]:
+    out = list(stated)
+    for i, j in uses:
+        args = list(out[i].fact.args)
+        args[j] = option
+        out[i] = Stated(Fact(out[i].fact.predicate, tuple(args)), out[i].true)
+    return out
+
+
+MAX_OPTIONS = 5
+"""The most alike things a question back lists by name."""
+
+
 def which(mention: Mention, options: Iterable[str], graph: WorldGraph) -> str:
-    """``Which light do you mean: the floor lamp in the living room or the reading lamp in the living room?``"""
-    labels = [f"the {label(graph, n)}" for n in sorted(options)]
-    listed = ", ".join(labels[:-1]) + f" or {labels[-1]}" if len(labels) > 1 else labels[0]
+    """``Which light do you mean: the floor lamp in the living room or the reading lamp in the living room?``
+    (alike labels get where the thing is)."""
+    options = sorted(options)
+    labels = [label(graph, n) for n in options]
+    shown = [f"the {_where(graph, n, labels[i]) if labels.count(labels[i]) > 1 else labels[i]}"
+             for i, n in enumerate(options[:MAX_OPTIONS])]
+    more = len(options) - len(shown)
+    if more:
+        shown.append(f"one of {more} more")
+    listed = ", ".join(shown[:-1]) + f" or {shown[-1]}" if len(shown) > 1 else shown[0]
     noun = mention.words.split()[-1]
     return f"Which {noun} do you mean: {listed}?"
+
+
+def _where(graph: WorldGraph, name: str, words: str) -> str:
+    """A label with the place that tells it apart: ``smartphone (on desk in bedroom 3)``."""
+    for fact in sorted(graph.facts_of(name)):
+        if len(fact.args) == 2 and fact.args[0] == name:
+            return f"{words} ({fact.predicate.replace('_', ' ')} {label(graph, fact.args[1])})"
+        if len(fact.args) == 2 and fact.args[1] == name:
+            return f"{words} (with {label(graph, fact.args[0])})"
+    return words
 
 
 def label(graph: WorldGraph, name: str) -> str:
@@ -113,8 +162,96 @@ def label(graph: WorldGraph, name: str) -> str:
     return str(attrs.get("label") or attrs.get("description") or name)
 
 
+def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon: Lexicon,
+           rules: RuleSet) -> tuple[list[Stated], list[str]]:
+    """Mend what the text itself settles, instead of asking the model again (each mend is noted):
+
+    - a state's sign: the word nearest the thing in its clause ("switched off", "is ringing", "was washed") decides
+      whether the state holds after the event;
+    - a fact stated both true and false: the first statement stands;
+    - two new places (or holders, or rooms) for one thing, where a rule allows one: the one the text names last
+      stands ("took the tomato and put it on the table" ends on the table).
+    """
+    notes: list[str] = []
+    words = tokens(text)
+    out = [_signed(s, mentions, words, lexicon, notes) for s in stated]
+    sources = {n for m in mentions if _is_source(words, m.start) for n in m.candidates}
+    seen: dict[Fact, bool] = {}
+    kept = []
+    for literal in out:
+        if literal.fact in seen and seen[literal.fact] != literal.true:
+            notes.append(f"dropped {literal}: the answer also said {'not ' if literal.true else ''}{literal.fact}")
+            continue
+        if literal.fact not in seen:
+            seen[literal.fact] = literal.true
+            kept.append(literal)
+    return _last_place(kept, mentions, sources, rules, notes), notes
+
+
+def _is_source(words: list[str], start: int) -> bool:
+    """Whether a mention is where something came from ("from the shelf", "out of the fridge", "off the desk")."""
+    i = min(start, len(words)) - 1
+    while i >= 0 and words[i] in _DETERMINERS:
+        i -= 1
+    return i >= 0 and words[i] in _SOURCES
+
+
+def _signed(literal: Stated, mentions: Sequence[Mention], words: list[str], lexicon: Lexicon,
+            notes: list[str]) -> Stated:
+    signs = lexicon.states.get(literal.fact.predicate)
+    if not signs or len(literal.fact.args) != 1:
+        return literal
+    spans = [m for m in mentions if literal.fact.args[0] in m.candidates]
+    if not spans:
+        return literal
+    start, end = _clause(words, spans[0].start, spans[0].end)
+    found = {truth for i in range(start, end) for truth, said in signs.items()
+             if words[i] in said and not (words[i] == "on" and i + 1 < len(words) and words[i + 1] in _DETERMINERS)}
+    if len(found) == 1 and literal.true not in found:
+        fixed = Stated(literal.fact, not literal.true)
+        notes.append(f"{literal} -> {fixed}: the text says so")
+        return fixed
+    return literal
+
+
+def _clause(words: list[str], start: int, end: int) -> tuple[int, int]:
+    """The clause around a mention: up to the nearest ``and`` / ``then`` / ``but`` / ``so`` on each side."""
+    left = start
+    while left > 0 and words[left - 1] not in _CLAUSE_BREAKS:
+        left -= 1
+    right = end
+    while right < len(words) and words[right] not in _CLAUSE_BREAKS:
+        right += 1
+    return left, right
+
+
+def _last_place(stated: list[Stated], mentions: Sequence[Mention], sources: set[str], rules: RuleSet,
+                notes: list[str]) -> list[Stated]:
+    position = {n: -1 if n in sources else m.start for m in mentions for n in m.candidates}
+    drop: set[int] = set()
+    for rule in rules.rules:
+        if rule.max != 1:
+            continue
+        by_key: dict[str, list[int]] = {}
+        for i, literal in enumerate(stated):
+            if literal.true:
+                for key in rule.keys_of(literal.fact.predicate, literal.fact.args):
+                    by_key.setdefault(key, []).append(i)
+        for key, found in by_key.items():
+            if len(found) <= rule.max:
+                continue
+            def said_at(i: int, key: str = key) -> int:
+                return max((position.get(a, -1) for a in stated[i].fact.args if a != key), default=-1)
+            last = max(found, key=lambda i: (said_at(i), i))
+            for i in found:
+                if i != last:
+                    drop.add(i)
+                    notes.append(f"dropped {stated[i]}: {stated[last]} is where the text leaves {key}")
+    return [s for i, s in enumerate(stated) if i not in drop]
+
+
 def problems(delta: Delta, stated: Sequence[Stated], mentions: Sequence[Mention], allowed: set[str],
-             graph: WorldGraph, domain: Domain, covered_types: frozenset[str]) -> list[str]:
+             graph: WorldGraph, domain: Domain, covered_types: frozenset[str], text: str = "") -> list[str]:
     """What makes an (otherwise valid) update not what the text says."""
     out = []
     named = sorted({a for s in stated for a in s.fact.args if a not in allowed})
@@ -125,12 +262,14 @@ def problems(delta: Delta, stated: Sequence[Stated], mentions: Sequence[Mention]
     for mention in mentions:
         if mention.qualifies is None or set(mention.candidates) & main:
             continue
-        if any(set(mention.candidates) & set(s.fact.args) for s in changed):
+        if any(set(mention.candidates) & set(s.fact.args[:1] if not s.true else s.fact.args) for s in changed):
             out.append(f"\"{mention.words}\" only tells which {mentions[mention.qualifies].words} is meant; the event "
                        f"does not say that it changed")
     touched = {a for f in (*delta.remove, *delta.add) for a in f.args} | {a for s in stated for a in s.fact.args}
+    words = tokens(text)
     for mention in mentions:
-        if mention.qualifies is not None or mention.plural or not mention.candidates:
+        if mention.qualifies is not None or mention.plural or not mention.candidates or _is_source(
+                words, mention.start):
             continue
         if not all(_is_a(graph, domain, n, covered_types) for n in mention.candidates):
             continue

@@ -26,7 +26,7 @@ from l3mp.retrieval.base import Retrieved
 from l3mp.retrieval.context import context_entities
 from l3mp.world.graph import WorldGraph
 
-MAX_CHANGES = 12
+MAX_CHANGES = 6
 """The most literals one answer may hold (the delta cap applies after the derived removals)."""
 
 SYSTEM = """You keep a robot's memory of a home up to date. You are told about an event. Answer with the \
@@ -34,8 +34,8 @@ facts that hold AFTER the event, one for each thing whose place or state the eve
 - something moved, was put or left somewhere: its new place only (its old place is removed for you);
 - a person went somewhere: in_room with the new room;
 - someone took, grabbed, picked up or was given something: has with that person;
-- switched on or off, opened, closed, shut, washed, cleaned, used or got dirty, started ringing, answered: \
-the state fact, "true": true if it holds now, false if it stopped.
+- switched on or off, opened, closed, shut, washed, cleaned, used or got dirty, started ringing, answered or \
+took the call: the state fact, "true": true if it holds now, false if it stopped.
 Use only the things listed; "args" are their names. Do not state what the event only uses to describe \
 something ("the mug on the table" is where the mug is, not a change), nor anything it does not say changed. \
 The robot is not a person of the home.

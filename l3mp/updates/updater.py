@@ -143,6 +143,7 @@ class _Run:
         self.report = text
         """The text that is read: without verification all of it; with it, what `meaning.report_part` keeps."""
         self.set_aside: tuple[str, ...] = ()
+        self.mended: list[str] = []
         self.ref = ref
         self.started = time.perf_counter()
         self.ledger = TokenLedger()
@@ -217,6 +218,10 @@ class _Run:
             return self.result(NO_CHANGE, "nothing to record: the text reports no change to the memory")
         question = None
         if u.verify:
+            assert u.grounder is not None
+            stated, mended = meaning.repair(stated, self.mentions, self.report, u.grounder.lexicon,
+                                            u.world.verifier.rules)
+            self.mended += mended
             stated, question = meaning.resolve(stated, self.mentions, self.graph, u.world.domain)
         if question:
             record(None, [question])
@@ -225,7 +230,7 @@ class _Run:
         delta, problems = self.derive(stated)
         if delta is not None and u.verify and not problems:
             problems = meaning.problems(delta, stated, self.mentions, allowed, self.graph, u.world.domain,
-                                        u.grounder.lexicon.covered if u.grounder else frozenset())
+                                        u.grounder.lexicon.covered if u.grounder else frozenset(), self.report)
             if not problems and not delta.is_empty():
                 problems = [v.message for v in u.world.verify(delta, source="nl").violations]
         if problems or delta is None:
@@ -257,6 +262,8 @@ class _Run:
 
     def result(self, outcome: str, reason: str | None, *, record: ChangeRecord | None = None,
                question: str | None = None) -> UpdateResult:
+        if self.mended and outcome in (APPLIED, NO_CHANGE):
+            reason = ((reason + "; ") if reason else "") + "mended from the text: " + "; ".join(self.mended)
         if self.set_aside and outcome != DECLINED:
             reason = ((reason + "; ") if reason else "") + "set aside as instructions, not reports: " + " | ".join(
                 self.set_aside)

@@ -18,7 +18,7 @@ QUERY = {
 
 
 def search(*answers: dict, **options) -> SearchRetriever:
-    return SearchRetriever(ScriptedLLM(*answers), household(), embedder=minilm(), **options)
+    return SearchRetriever(ScriptedLLM(*answers), household(), embedder=minilm(), query_graph="llm", **options)
 
 
 def test_search_finds_the_red_mug_named_object_17() -> None:

@@ -148,13 +148,13 @@ def test_full_mode_is_the_whole_graph() -> None:
 @pytest.mark.parametrize("error", [LLMUnavailable("server down"), LLMTimeout("no answer in 60 s"),
                                    LLMOutputError("not JSON")])
 def test_llm_failure_in_the_query_graph_step_propagates(error: Exception) -> None:
-    retriever = SearchRetriever(ScriptedLLM(error), household(), embedder=minilm())
+    retriever = SearchRetriever(ScriptedLLM(error), household(), embedder=minilm(), query_graph="llm")
     with pytest.raises(type(error), match=str(error)):
         retriever.retrieve("Where is the mug?", house_graph())
 
 
 def test_a_malformed_query_graph_is_an_llm_output_error() -> None:
-    retriever = SearchRetriever(ScriptedLLM({"nodes": "mug"}), household(), embedder=minilm())
+    retriever = SearchRetriever(ScriptedLLM({"nodes": "mug"}), household(), embedder=minilm(), query_graph="llm")
     with pytest.raises(LLMOutputError, match="query graph must be a JSON object"):
         retriever.retrieve("Where is the mug?", house_graph())
 
@@ -168,7 +168,7 @@ def test_llm_failure_in_entity_selection_propagates() -> None:
 
 def test_retrieval_calls_are_recorded_in_the_ledger() -> None:
     ledger = TokenLedger()
-    retriever = SearchRetriever(ScriptedLLM(BOOK_QUERY), household(), embedder=minilm())
+    retriever = SearchRetriever(ScriptedLLM(BOOK_QUERY), household(), embedder=minilm(), query_graph="llm")
     retriever.retrieve("the book", house_graph(), ledger=ledger)
     assert set(ledger.by_purpose()) == {"retrieval"} and ledger.prompt_tokens > 0
 

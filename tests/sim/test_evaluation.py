@@ -42,7 +42,8 @@ def test_short_episode_for_all_six_variants(tmp_path: Path) -> None:
         assert truth == {str(fact_from_triplet(t)[0]) for t in final}
         assert "(:goal" in task["gold_problem"]
     calls = {v: s["llm_calls"] for v, s in document["summary"].items()}
-    assert calls["R+"] > calls["R-"] and calls["R^S"] > calls["R-"]  # retrieval asks the LLM too
+    # R+ asks the LLM to select entities; R^S asks for a query graph only when the text's mentions do not ground
+    assert calls["R+"] > calls["R-"] and calls["R^S"] >= calls["R-"]
     assert document["llm"]["provider"] == "simulated" and "error_model" in document["llm"]
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved["summary"] == document["summary"] and saved["paper"]["table_i"]["R^S_V"]["plans"] == 90.0

@@ -1,0 +1,72 @@
+"""Grounding a text's mentions to entities without an LLM (l3mp/retrieval/grounding.py), on generated houses."""
+
+from __future__ import annotations
+
+import pytest
+from l3mp_sim.house import generate_house
+
+from l3mp.retrieval.grounding import Grounder, Lexicon, tokens
+from tests.helpers import household, household_rules
+
+
+@pytest.fixture(scope="module")
+def house():
+    return generate_house(seed=7).to_graph()
+
+
+@pytest.fixture(scope="module")
+def grounder():
+    return Grounder(household(), household_rules())
+
+
+def found(grounder, graph, text):
+    return {m.words: m.candidates for m in grounder.ground(text, graph)}
+
+
+def test_a_place_after_the_noun_picks_one_of_alike_things_and_is_marked_as_only_locating(grounder, house):
+    mentions = grounder.ground("Jessica turned off the overhead light in the bathroom.", house)
+    assert [(m.words, m.candidates) for m in mentions] == [
+        ("jessica", ("jessica",)), ("overhead light", ("overhead_light_4",)), ("bathroom", ("bathroom_1",))]
+    light, bathroom = mentions[1], mentions[2]
+    assert len(light.alternatives) == 7 and bathroom.qualifies == 1 and light.qualifies is None
+
+
+def test_describing_words_and_numbers_narrow_and_unknown_nouns_ground_nothing(grounder, house):
+    assert found(grounder, house, "She took the milk out of the fridge in kitchen 2") == {
+        "fridge": ("fridge_2",), "kitchen 2": ("kitchen_2",)}
+    assert found(grounder, house, "Jessica put the black cup on the kitchen table in kitchen 1") == {
+        "jessica": ("jessica",), "black cup": ("black_cup_1",), "kitchen table": ("kitchen_table_1",),
+        "kitchen 1": ("kitchen_1",)}
+    # house 7 has no mug: "red mug" must not become the red comic book
+    assert "red" not in found(grounder, house, "Someone put the red mug in the sink.")
+
+
+def test_lexicon_words_name_types_and_words_for_all_make_a_plural_mention(grounder, house):
+    taps = found(grounder, house, "Someone turned on the tap.")["tap"]
+    assert set(taps) == {"faucet_1", "faucet_2", "faucet_3"}
+    (lights, _) = grounder.ground("She turned off all the lights in kitchen 2", house)
+    assert lights.plural and set(lights.candidates) == {"overhead_light_7", "under_cabinet_light_2"}
+
+
+def test_a_label_said_in_full_is_preferred_and_possessives_qualify(grounder, house):
+    phones = found(grounder, house, "The blue phone is ringing.")["blue phone"]
+    assert phones == ("blue_phone_1", "blue_phone_2")
+    owner, phone = grounder.ground("Jessica's phone is ringing", house)
+    assert owner.qualifies == 1 and phone.words == "phone"
+
+
+def test_grounding_is_limited_to_the_given_entities(grounder, house):
+    assert len(found(grounder, house, "the overhead light")["overhead light"]) == 7
+    assert found_in(grounder, house, "the overhead light", {"overhead_light_1", "kitchen_1"}) == {
+        "overhead light": ("overhead_light_1",)}
+
+
+def found_in(grounder, graph, text, names):
+    return {m.words: m.candidates for m in grounder.ground(text, graph, names)}
+
+
+def test_tokens_split_possessives_and_the_lexicon_loads_from_beside_the_domain():
+    assert tokens("Jessica\u2019s phone, isn't it?") == ["jessica", "'s", "phone", "isn", "t", "it"]
+    lexicon = Lexicon.for_domain(household())
+    assert "tap" in lexicon.type_words["faucet"] and "every" in lexicon.all_words
+    assert lexicon.covered == {"item", "receptacle"} and lexicon.states["light_on"][False] >= {"off"}
