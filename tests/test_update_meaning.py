@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from l3mp.retrieval.grounding import Grounder
-from l3mp.updates.meaning import Stated, is_question, problems, report_part, resolve
+from l3mp.retrieval.grounding import Grounder, Lexicon
+from l3mp.updates.meaning import Stated, is_question, problems, repair, report_part, resolve
 from l3mp.world.delta import Delta
 from tests.helpers import F, house_graph, household, household_rules
 
@@ -37,7 +37,7 @@ def test_the_state_settles_alike_things_or_a_question_is_asked():
     assert question == "Which lamp do you mean: the lamp1 or the lamp2?"
 
 
-def test_an_item_the_text_mentions_must_be_covered_and_a_qualifier_must_not_change():
+def test_an_item_the_text_mentions_must_be_covered_and_what_the_text_settles_is_mended():
     graph = house_graph()
     grounder = Grounder(household(), household_rules())
     text = "Alice put the mug in the sink and turned on the faucet."
@@ -50,9 +50,21 @@ def test_an_item_the_text_mentions_must_be_covered_and_a_qualifier_must_not_chan
                      "place or state (or leave the whole answer empty if nothing changed)"]
     graph.remove_fact(F("in_room", "alice", "living_room"))
     graph.add_fact(F("in_room", "alice", "kitchen"))
-    mentions = grounder.ground("Alice switched off the lamp in the living room.", graph)
+    text = "Alice switched off the lamp in the living room."
+    mentions = grounder.ground(text, graph)
     assert [m.candidates for m in mentions if m.words == "lamp"] == [("lamp1",)]
-    stated = [Stated(F("light_on", "lamp1"), False), Stated(F("in_room", "alice", "living_room"), True)]
-    found = problems(Delta(), stated, mentions, {n for m in mentions for n in m.candidates}, graph, household(),
-                     frozenset({"item"}))
-    assert found == ['"living room" only tells which lamp is meant; the event does not say that it changed']
+    stated = [Stated(F("light_on", "lamp1"), True), Stated(F("in_room", "alice", "living_room"), True)]
+    kept, notes = repair(stated, mentions, text, Lexicon.for_domain(household()), household_rules(), graph,
+                         household())
+    assert kept == [Stated(F("light_on", "lamp1"), False)]
+    assert notes == ["(light_on lamp1) -> (not (light_on lamp1)): the text says so",
+                     "dropped (in_room alice living_room): the text names living_room only to say which thing it means"]
+
+
+def test_a_state_the_text_names_is_added_when_the_answer_left_it_out():
+    graph = house_graph()
+    grounder = Grounder(household(), household_rules())
+    text = "Alice opened the fridge and took out the apple."
+    kept, notes = repair([Stated(F("has", "alice", "apple1"), True)], grounder.ground(text, graph), text,
+                         Lexicon.for_domain(household()), household_rules(), graph, household())
+    assert kept == [Stated(F("has", "alice", "apple1"), True), Stated(F("is_open", "fridge1"), True)]

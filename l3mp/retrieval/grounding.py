@@ -41,6 +41,7 @@ lexicon ("tap" for a faucet), another word of its label ("milk" of "milk carton"
 _POSSESSIVE = frozenset({"his", "her", "their", "my", "our", "your"})
 _DETERMINERS = frozenset({"the", "a", "an", "some", "'s", "this", "that", "these", "those"}) | _POSSESSIVE
 _NUMBER = re.compile(r"\d+")
+_ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5"}
 _PLACE = re.compile(r"\s(?:in|on|at)\s|\sof the\s")
 MAX_DESCRIBING = 3
 """Describing words looked at before a noun."""
@@ -183,8 +184,8 @@ class Grounder:
         scored = {e.name: e.heads[head] for e in vocabulary.entities if head in e.heads}
         after = words[i + 1] if i + 1 < len(words) else None
         if scored and max(scored.values()) == OTHER_WORD and after is not None and after not in STOPWORDS and (
-                vocabulary.known(after) not in vocabulary.heads and not _NUMBER.fullmatch(after)):
-            return None  # "red" of "red mug" names no red thing when the mug is unknown
+                not _NUMBER.fullmatch(after)):
+            return None  # "red" of "red mug" is not a noun, whatever the mug turns out to be
         if not scored:
             return None
         by_name = {e.name: e for e in vocabulary.entities}
@@ -193,14 +194,15 @@ class Grounder:
             word = words[j]
             if word in STOPWORDS or j in consumed or j in found:
                 break
-            if not any(word in by_name[n].describing for n in scored):
+            word = _ORDINALS.get(word, word)
+            if not any(word in by_name[n].describing or word in by_name[n].numbers for n in scored):
                 break
             describing.append(word)
             start = j
         before = [w for w in words[max(0, start - 2):start] if w != "the"]
         plural = (bool(before) and before[-1] in self._lexicon.all_words) or head != words[i]
         for word in describing:
-            narrower = {n: s for n, s in scored.items() if word in by_name[n].describing}
+            narrower = {n: s for n, s in scored.items() if word in by_name[n].describing or word in by_name[n].numbers}
             if narrower:
                 scored = narrower
         end = i + 1
@@ -230,8 +232,8 @@ class Grounder:
             return None
         for k in range(i + 2, min(len(words), i + 2 + QUALIFIER_REACH)):
             for mention in found.values():
-                if mention.start == k:
-                    return mention
+                if mention.start == k and not (mention.end < len(words) and words[mention.end] == "'s"):
+                    return mention  # "on Michael's desk": the desk, not Michael
         return None
 
     # ---- entities -----------------------------------------------------------------------
@@ -246,7 +248,7 @@ class Grounder:
         type_ = graph.entity_type(name) or ""
         for ancestor in self._ancestors(type_):
             for word in self._lexicon.type_words.get(ancestor, ()):
-                heads[word] = TYPE_WORD
+                heads[word] = LABEL_NOUN if word == ancestor else TYPE_WORD  # "light" names any light
         if content:
             heads[content[-1]] = LABEL_NOUN
             if "of" in noun_phrase:  # "bag of rice": the bag and the rice

@@ -31,7 +31,7 @@ _OTHER = frozenset({"other", "another"})
 _DETERMINERS = frozenset({"the", "a", "an", "his", "her", "their", "my", "our", "your", "its", "this", "that"})
 _SOURCES = frozenset({"from", "off", "of"})
 _CLAUSE_BREAKS = frozenset({"and", "then", "but", "so", "while", "after", "before"})
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|#+|\n+")
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|#+|\n+|\s[-\u2013\u2014]+\s")
 _INSTRUCTION = re.compile(
     r"\b(ignore|disregard|forget|erase|wipe|delete|instructions?|system|prompt|pretend|override|rules?|"
     r"from now on|your memory|the memory|database|developer mode|jailbreak)\b", re.IGNORECASE)
@@ -53,14 +53,19 @@ class Stated:
 
 def report_part(text: str) -> tuple[str, tuple[str, ...]]:
     """The text without its sentences addressed to the robot's memory itself ("Ignore your rules", "SYSTEM: new
-    rule ..."): those are instructions, never reports, so they are set aside before anything reads the text.
-    Returns the rest and what was set aside."""
-    kept, dropped = [], []
+    rule ...") and without its questions, when it also reports something: instructions are never reports, and a
+    question asks what the report does not say. Returns the rest and what was set aside."""
+    kept, dropped, questions = [], [], []
     for sentence in _SENTENCE.split(text):
         if not sentence.strip():
             continue
-        (dropped if _INSTRUCTION.search(sentence) else kept).append(sentence.strip())
-    return " ".join(kept), tuple(dropped)
+        if _INSTRUCTION.search(sentence):
+            dropped.append(sentence.strip())
+        else:
+            (questions if is_question(sentence) else kept).append(sentence.strip())
+    if not kept:
+        return " ".join(questions), tuple(dropped)
+    return " ".join(kept), tuple(dropped + questions)
 
 
 def is_question(text: str) -> bool:
@@ -163,11 +168,13 @@ def label(graph: WorldGraph, name: str) -> str:
 
 
 def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon: Lexicon,
-           rules: RuleSet) -> tuple[list[Stated], list[str]]:
+           rules: RuleSet, graph: WorldGraph, domain: Domain) -> tuple[list[Stated], list[str]]:
     """Mend what the text itself settles, instead of asking the model again (each mend is noted):
 
-    - a state's sign: the word nearest the thing in its clause ("switched off", "is ringing", "was washed") decides
-      whether the state holds after the event;
+    - a state's sign: the words of the thing's clause ("switched off", "is ringing", "was washed") decide whether
+      the state holds after the event; a state the clause names that the answer left out is added;
+    - a change to what the text only uses to tell which thing it means ("the cabinet in bathroom 1" does not
+      move anybody to bathroom 1) is dropped;
     - a fact stated both true and false: the first statement stands;
     - two new places (or holders, or rooms) for one thing, where a rule allows one: the one the text names last
       stands ("took the tomato and put it on the table" ends on the table).
@@ -176,6 +183,8 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
     words = tokens(text)
     out = [_signed(s, mentions, words, lexicon, notes) for s in stated]
     sources = {n for m in mentions if _is_source(words, m.start) for n in m.candidates}
+    out = _without_qualifier_changes(out, mentions, graph, notes) + _missing_states(out, mentions, words, lexicon,
+                                                                                   graph, domain, notes)
     seen: dict[Fact, bool] = {}
     kept = []
     for literal in out:
@@ -196,6 +205,58 @@ def _is_source(words: list[str], start: int) -> bool:
     return i >= 0 and words[i] in _SOURCES
 
 
+def _without_qualifier_changes(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph,
+                               notes: list[str]) -> list[Stated]:
+    only_describe = _qualifier_entities(mentions)
+    out = []
+    for literal in stated:
+        if literal.is_change(graph) and only_describe & set(_changed_args(literal)):
+            named = ", ".join(sorted(only_describe & set(literal.fact.args)))
+            notes.append(f"dropped {literal}: the text names {named} only to say which thing it means")
+            continue
+        out.append(literal)
+    return out
+
+
+def _qualifier_entities(mentions: Sequence[Mention]) -> set[str]:
+    main = {n for m in mentions if m.qualifies is None for n in m.candidates}
+    return {n for m in mentions if m.qualifies is not None for n in m.candidates} - main
+
+
+def _changed_args(literal: Stated) -> tuple[str, ...]:
+    """The arguments a literal changes: all of them when it becomes true; its subject when it stops (the old place
+    of a thing that left is not changed)."""
+    return literal.fact.args if literal.true else literal.fact.args[:1]
+
+
+def _missing_states(stated: list[Stated], mentions: Sequence[Mention], words: list[str], lexicon: Lexicon,
+                    graph: WorldGraph, domain: Domain, notes: list[str]) -> list[Stated]:
+    said = {s.fact for s in stated}
+    added = []
+    for mention in mentions:
+        entity = mention.entity
+        if entity is None or mention.qualifies is not None:
+            continue
+        for predicate, signs in lexicon.states.items():
+            declared = domain.predicate(predicate)
+            fact = Fact(predicate, (entity,))
+            if declared is None or declared.arity != 1 or fact in said or not domain.is_subtype(
+                    graph.entity_type(entity) or "", declared.types[0]):
+                continue
+            found = _signs_in(words, *_clause(words, mention.start, mention.end), signs)
+            if len(found) == 1:
+                literal = Stated(fact, found.pop())
+                if literal.is_change(graph):
+                    added.append(literal)
+                    notes.append(f"added {literal}: the text says so")
+    return added
+
+
+def _signs_in(words: list[str], start: int, end: int, signs: dict[bool, frozenset[str]]) -> set[bool]:
+    return {truth for i in range(start, end) for truth, said in signs.items()
+            if words[i] in said and not (words[i] == "on" and i + 1 < len(words) and words[i + 1] in _DETERMINERS)}
+
+
 def _signed(literal: Stated, mentions: Sequence[Mention], words: list[str], lexicon: Lexicon,
             notes: list[str]) -> Stated:
     signs = lexicon.states.get(literal.fact.predicate)
@@ -204,9 +265,9 @@ def _signed(literal: Stated, mentions: Sequence[Mention], words: list[str], lexi
     spans = [m for m in mentions if literal.fact.args[0] in m.candidates]
     if not spans:
         return literal
-    start, end = _clause(words, spans[0].start, spans[0].end)
-    found = {truth for i in range(start, end) for truth, said in signs.items()
-             if words[i] in said and not (words[i] == "on" and i + 1 < len(words) and words[i + 1] in _DETERMINERS)}
+    found = _signs_in(words, *_clause(words, spans[0].start, spans[0].end), signs)
+    if not found:
+        found = _signs_in(words, 0, len(words), signs)  # "picked up the phone and took the call"
     if len(found) == 1 and literal.true not in found:
         fixed = Stated(literal.fact, not literal.true)
         notes.append(f"{literal} -> {fixed}: the text says so")
@@ -257,14 +318,6 @@ def problems(delta: Delta, stated: Sequence[Stated], mentions: Sequence[Mention]
     named = sorted({a for s in stated for a in s.fact.args if a not in allowed})
     if named:
         out.append(f"the event does not mention {', '.join(named)}; change only the things it talks about")
-    changed = [s for s in stated if s.is_change(graph)]
-    main = {n for m in mentions if m.qualifies is None for n in m.candidates}
-    for mention in mentions:
-        if mention.qualifies is None or set(mention.candidates) & main:
-            continue
-        if any(set(mention.candidates) & set(s.fact.args[:1] if not s.true else s.fact.args) for s in changed):
-            out.append(f"\"{mention.words}\" only tells which {mentions[mention.qualifies].words} is meant; the event "
-                       f"does not say that it changed")
     touched = {a for f in (*delta.remove, *delta.add) for a in f.args} | {a for s in stated for a in s.fact.args}
     words = tokens(text)
     for mention in mentions:

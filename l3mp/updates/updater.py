@@ -220,7 +220,7 @@ class _Run:
         if u.verify:
             assert u.grounder is not None
             stated, mended = meaning.repair(stated, self.mentions, self.report, u.grounder.lexicon,
-                                            u.world.verifier.rules)
+                                            u.world.verifier.rules, self.graph, u.world.domain)
             self.mended += mended
             stated, question = meaning.resolve(stated, self.mentions, self.graph, u.world.domain)
         if question:
