@@ -68,3 +68,4 @@ def test_a_state_the_text_names_is_added_when_the_answer_left_it_out():
     kept, notes = repair([Stated(F("has", "alice", "apple1"), True)], grounder.ground(text, graph), text,
                          Lexicon.for_domain(household()), household_rules(), graph, household())
     assert kept == [Stated(F("has", "alice", "apple1"), True), Stated(F("is_open", "fridge1"), True)]
+    assert notes == ["added (is_open fridge1): the text says so"]
