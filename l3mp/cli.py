@@ -15,6 +15,7 @@ from pathlib import Path
 
 from l3mp.cli_context import Context, UsageError, read_json, read_state
 from l3mp.cli_eval import add_eval_parser
+from l3mp.cli_llm import add_llm_parser, prefer_shared_server
 from l3mp.cli_nl import add_update_parser
 from l3mp.cli_plan import add_plan_parser
 from l3mp.domain.paths import DEFAULT_DOMAIN
@@ -59,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="l3mp: %(levelname)s: %(message)s")
     try:
+        prefer_shared_server(args)
         return args.run(Context(args))
     except DeltaRejected as exc:
         _error(f"delta rejected ({len(exc.violations)} problem(s)):")
@@ -159,6 +161,7 @@ def build_parser() -> Parser:
     add_update_parser(command)
     add_plan_parser(command)
     add_eval_parser(command)
+    add_llm_parser(sub, parents=[common])
 
     p = command("bench", cmd_bench, "run benchmark suites and write their results as JSON")
     p.add_argument("suites", nargs="*", metavar="SUITE", help="default: every suite")

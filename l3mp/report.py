@@ -122,13 +122,16 @@ def update_lines(result: UpdateResult | dict[str, Any], *, verbose: bool = False
     tokens = result.get("tokens") or {}
     lines.append(f"tokens: {tokens.get('prompt_tokens', 0)} prompt + {tokens.get('completion_tokens', 0)} completion "
                  f"in {tokens.get('calls', 0)} call(s)")
-    if result.get("accepted", result.get("ok")):
-        record = result.get("record")
-        lines.append("applied:" if record else "accepted: nothing changes")
-        if record:
-            lines.append(format_record(ChangeRecord.from_json(record)))
+    reason = result.get("reason") or (result.get("error") or {}).get("message")
+    record = result.get("record")
+    if result.get("question"):
+        lines.append(f"not applied, the graph is unchanged; I need to know: {result['question']}")
+    elif result.get("accepted", result.get("ok")) and record:
+        lines.append("applied, and it says what the text says:" if not reason else f"applied ({reason}):")
+        lines.append(format_record(ChangeRecord.from_json(record)))
+    elif result.get("accepted", result.get("ok")):
+        lines.append(f"nothing to change: {reason or 'the text reports no change'}")
     else:
-        reason = result.get("reason") or (result.get("error") or {}).get("message")
         lines.append(f"not applied, the graph is unchanged: {reason}")
     return lines
 

@@ -94,7 +94,7 @@ def test_the_story_fits_other_houses(seed):
 def scripted_llm(monkeypatch):
     """The scripted OpenAI-compatible server (a TEST DOUBLE for a paid API) as the LLM of this process and of the
     node processes it starts: it answers every call with JSON of no useful shape, so every NL update fails."""
-    with ScriptedServer(default=reply('{"changes": []}')) as server:
+    with ScriptedServer(default=reply('{"nothing": []}')) as server:
         monkeypatch.setenv("L3MP_LLM_PROVIDER", "compatible")
         monkeypatch.setenv("L3MP_LLM_BASE_URL", server.url)
         monkeypatch.setenv("L3MP_LLM_MODEL", "scripted")

@@ -216,7 +216,8 @@ class WorldModelNode(L3mpNode):
             self.publish_result(m.result(m.NL_UPDATE, ident, True, **payload))
         else:
             payload.pop("reason")
-            self.publish_result(m.error(m.NL_UPDATE, ident, "not_applied", result.reason or "not applied", **payload))
+            code, message = ("ask", result.question) if result.question else ("not_applied", result.reason)
+            self.publish_result(m.error(m.NL_UPDATE, ident, code, message or "not applied", **payload))
 
     def _nl_retriever(self, llm: Any) -> Any:
         from l3mp.retrieval import make_retriever

@@ -22,9 +22,9 @@ SLOW_S = 5.0
 """How long the scripted LLM takes to answer in the tests that show nothing else waits for it."""
 
 
-def changes(*items: tuple[str, str, object, bool]) -> str:
-    return json.dumps({"changes": [{"subject": s, "relation": p, "object": o, "now_true": now}
-                                   for s, p, o, now in items]})
+def changes(*items: tuple) -> str:
+    """An update answer: what holds after the event, as (predicate, args..., true|false)."""
+    return json.dumps({"changes": [{"predicate": p, "args": list(args), "true": now} for p, *args, now in items]})
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +125,7 @@ def test_queries_answer_facts_entities_and_history(ros):
 
 
 def test_an_nl_update_goes_through_the_llm_and_the_verifier(ros, llm_server):
-    llm_server.push(reply(changes(("lamp1", "light_on", True, False))))
+    llm_server.push(reply(changes(("light_on", "lamp1", False))))
     ros.publish(m.WORLD_MODEL_NL_UPDATE, {"id": "nl-1", "text": "Alice switched off the living-room lamp."})
     result = ros.result(m.WORLD_MODEL_RESULTS, "nl-1")
     assert result["ok"] and result["record"]["source"] == "nl" and result["record"]["ref"] == "nl-1"
@@ -134,7 +134,7 @@ def test_an_nl_update_goes_through_the_llm_and_the_verifier(ros, llm_server):
 
 
 def test_a_hallucinating_llm_changes_nothing(ros, llm_server):
-    wrong = reply(changes(("kitchen_tap", "faucet_on", True, True)))
+    wrong = reply(changes(("faucet_on", "kitchen_tap", True)))
     llm_server.push(wrong, wrong)
     before = snapshot(world(ros).graph)
     ros.publish(m.WORLD_MODEL_NL_UPDATE, "Someone turned on the kitchen tap.")
@@ -144,7 +144,7 @@ def test_a_hallucinating_llm_changes_nothing(ros, llm_server):
 
 
 def test_a_slow_llm_call_does_not_hold_up_perception(ros, llm_server):
-    llm_server.push(slow(SLOW_S, changes(("tv1", "tv_on", True, True))))
+    llm_server.push(slow(SLOW_S, changes(("tv_on", "tv1", True))))
     ros.publish(m.WORLD_MODEL_NL_UPDATE, {"id": "nl-slow", "text": "The TV is on now."})
     time.sleep(0.3)
     ros.publish(m.WORLD_MODEL_PERCEPTION, {"observation_id": "cam-during-llm", "triplets": [["apple1", "inside",

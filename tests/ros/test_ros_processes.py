@@ -70,8 +70,7 @@ def test_perception_an_nl_update_and_a_task_run_through_three_processes(stack, l
     ros.publish(m.WORLD_MODEL_PERCEPTION, {"observation_id": "cam-7", "entities": {"cup9": {"type": "dish"}},
                                             "triplets": [["cup9", "on", "counter1"]]})
     assert ros.result(m.WORLD_MODEL_RESULTS, "cam-7", timeout=START_S)["ok"]
-    llm_server.push(reply(json.dumps({"changes": [{"subject": "lamp1", "relation": "light_on", "object": True,
-                                                   "now_true": False}]})))
+    llm_server.push(reply(json.dumps({"changes": [{"predicate": "light_on", "args": ["lamp1"], "true": False}]})))
     ros.publish(m.WORLD_MODEL_NL_UPDATE, {"id": "nl-7", "text": "Alice switched off the living-room lamp."})
     assert ros.result(m.WORLD_MODEL_RESULTS, "nl-7")["ok"]
     ros.publish(m.PLANNER_TASK, {"id": "task-7", "task": "bring the blue cup to Alice", "goal": "(has alice cup9)",
