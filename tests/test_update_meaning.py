@@ -30,10 +30,11 @@ def test_the_state_settles_alike_things_or_a_question_is_asked():
     graph = house_graph()
     grounder = Grounder(household(), household_rules())
     mentions = grounder.ground("Alice switched off the lamp.", graph)
-    settled, question = resolve([Stated(F("light_on", "lamp2"), False)], mentions, graph, household())
+    settled, question = resolve([Stated(F("light_on", "lamp2"), False)], mentions, graph, household(),
+                                household_rules())
     assert settled == [Stated(F("light_on", "lamp1"), False)] and question is None
     graph.remove_fact(F("light_on", "lamp1"))
-    _, question = resolve([Stated(F("light_on", "lamp1"), True)], mentions, graph, household())
+    _, question = resolve([Stated(F("light_on", "lamp1"), True)], mentions, graph, household(), household_rules())
     assert question == "Which lamp do you mean: the lamp1 or the lamp2?"
 
 
@@ -69,3 +70,17 @@ def test_a_state_the_text_names_is_added_when_the_answer_left_it_out():
                          Lexicon.for_domain(household()), household_rules(), graph, household())
     assert kept == [Stated(F("has", "alice", "apple1"), True), Stated(F("is_open", "fridge1"), True)]
     assert notes == ["added (is_open fridge1): the text says so"]
+
+
+def test_among_alike_places_the_one_where_the_rest_of_the_event_happens_is_taken():
+    from l3mp_sim.house import generate_house
+
+    graph = generate_house(seed=7).to_graph()  # two kitchens, each with a kitchen sink and its faucet
+    graph.add_entity("red_mug", "dish", label="red mug")  # as the main job adds it
+    graph.add_fact(F("on", "red_mug", "kitchen_table_1"))
+    text = "Someone put the red mug in the kitchen sink and turned on the tap."
+    mentions = Grounder(household(), household_rules()).ground(text, graph)
+    stated = [Stated(F("on", "red_mug", "kitchen_sink_2"), True), Stated(F("faucet_on", "faucet_3"), True)]
+    settled, question = resolve(stated, mentions, graph, household(), household_rules())
+    assert question is None
+    assert settled == [Stated(F("on", "red_mug", "kitchen_sink_1"), True), Stated(F("faucet_on", "faucet_1"), True)]

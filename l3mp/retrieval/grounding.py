@@ -253,7 +253,7 @@ class Grounder:
             heads[content[-1]] = LABEL_NOUN
             if "of" in noun_phrase:  # "bag of rice": the bag and the rice
                 heads[content[0]] = LABEL_NOUN
-        places = _places(graph, self._rules, name)
+        places = places_of(graph, self._rules, name)
         describing = set(tokens(label)) - STOPWORDS
         for place in places:
             describing |= set(tokens(str(graph.entity_attrs(place).get("label") or place.replace("_", " "))))
@@ -294,7 +294,7 @@ def _best(scored: dict[str, int]) -> tuple[str, ...]:
     return tuple(sorted(n for n, s in scored.items() if s == top))
 
 
-def _places(graph: WorldGraph, rules: RuleSet, name: str) -> set[str]:
+def places_of(graph: WorldGraph, rules: RuleSet, name: str) -> set[str]:
     """What locates an entity: the other arguments of the facts that a functional rule counts for it (its room,
     its receptacle, who holds it), then what locates those (their rooms)."""
     def direct(entity: str) -> set[str]:

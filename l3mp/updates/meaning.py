@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
-from l3mp.retrieval.grounding import Lexicon, Mention, noun_phrase_of, tokens
+from l3mp.retrieval.grounding import Lexicon, Mention, noun_phrase_of, places_of, tokens
 from l3mp.world.delta import Delta
 from l3mp.world.graph import WorldGraph
 
@@ -86,10 +86,11 @@ def allowed_entities(mentions: Sequence[Mention], graph: WorldGraph, text: str) 
     return names
 
 
-def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph,
-            domain: Domain) -> tuple[list[Stated], str | None]:
+def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
+            rules: RuleSet) -> tuple[list[Stated], str | None]:
     """Settle each ambiguous mention the answer uses: the candidate for which the most of the literals that name it
-    are real changes (the state tells alike things apart: only the lamp that is on can be switched off).
+    are real changes (the state tells alike things apart: only the lamp that is on can be switched off); among
+    several, the one where the rest of the event happens (the kitchen sink of the kitchen the mug is in).
 
     Returns the literals with those arguments settled and, when the state cannot tell alike entities apart,
     the question to ask instead (the literals are then not to be applied)."""
@@ -108,9 +109,21 @@ def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph
             continue
         viable = sorted(c for c, s in scores.items() if s == best)
         if len(viable) > 1:
+            viable = _near_the_rest(viable, out, mention, graph, rules) or viable
+        if len(viable) > 1:
             return stated, which(mention, viable, graph)
         out = _substitute(out, uses, viable[0])
     return out, None
+
+
+def _near_the_rest(viable: list[str], stated: list[Stated], mention: Mention, graph: WorldGraph,
+                   rules: RuleSet) -> list[str]:
+    """The options that share a place with the other things of the answer, when exactly one does."""
+    pool = set(mention.candidates) | set(mention.alternatives)
+    others = {a for s in stated for a in s.fact.args if a not in pool}
+    around = set(others).union(*(places_of(graph, rules, o) for o in others))
+    near = [c for c in viable if places_of(graph, rules, c) & around]
+    return near if len(near) == 1 else []
 
 
 def _fits(stated: list[Stated], uses: list[tuple[int, int]], option: str, graph: WorldGraph,

@@ -222,7 +222,8 @@ class _Run:
             stated, mended = meaning.repair(stated, self.mentions, self.report, u.grounder.lexicon,
                                             u.world.verifier.rules, self.graph, u.world.domain)
             self.mended += mended
-            stated, question = meaning.resolve(stated, self.mentions, self.graph, u.world.domain)
+            stated, question = meaning.resolve(stated, self.mentions, self.graph, u.world.domain,
+                                               u.world.verifier.rules)
         if question:
             record(None, [question])
             return self.result(ASKED, "the text fits more than one thing in memory; nothing recorded",
