@@ -217,10 +217,14 @@ class Grounder:
             scored = exact
         place = self._place(words, i, found)
         if place is not None:
-            narrower = {n: s for n, s in scored.items() if by_name[n].places & set(place.candidates)}
+            pool = set(place.candidates) | set(place.alternatives)
+            narrower = {n: s for n, s in scored.items() if by_name[n].places & pool}
             if narrower and (len(_best(scored)) > 1 or set(_best(narrower)) == set(_best(scored))):
                 scored = narrower  # narrowed, or it says where the thing already is: the place only describes
                 narrowed[i] = place.start
+                where = set().union(*(by_name[n].places for n in _best(scored))) & pool
+                if where and set(place.candidates) != where:  # and the thing tells which place: "the sink" it is in
+                    found[_key_of(found, place)] = replace(place, candidates=tuple(sorted(where)))
         consumed.update(range(start, end))
         return Mention(start, end, " ".join(words[start:end]), _best(scored), alternatives, plural)
 
@@ -285,6 +289,10 @@ class _Vocabulary:
             if word.endswith(suffix) and word[: -len(suffix)] + repl in self.heads:
                 return word[: -len(suffix)] + repl
         return word
+
+
+def _key_of(found: dict[int, Mention], mention: Mention) -> int:
+    return next(k for k, m in found.items() if m is mention)
 
 
 def _best(scored: dict[str, int]) -> tuple[str, ...]:

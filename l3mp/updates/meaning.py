@@ -95,11 +95,13 @@ def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph
     Returns the literals with those arguments settled and, when the state cannot tell alike entities apart,
     the question to ask instead (the literals are then not to be applied)."""
     out = list(stated)
-    for mention in mentions:
+    for k, mention in enumerate(mentions):
         uses = [(i, j) for i, literal in enumerate(out) for j, arg in enumerate(literal.fact.args)
                 if _ambiguous_mention(arg, mentions) is mention]
         if not uses:
             continue
+        pending = {n for later in mentions[k + 1:] if not later.plural for n in (*later.candidates,
+                                                                                 *later.alternatives)}
         for options in (mention.candidates, mention.alternatives):
             scores = {c: _fits(out, uses, c, graph, domain) for c in options}
             best = max(scores.values(), default=-1)
@@ -109,18 +111,18 @@ def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph
             continue
         viable = sorted(c for c, s in scores.items() if s == best)
         if len(viable) > 1:
-            viable = _near_the_rest(viable, out, mention, graph, rules) or viable
+            viable = _near_the_rest(viable, out, mention, pending, graph, rules) or viable
         if len(viable) > 1:
             return stated, which(mention, viable, graph)
         out = _substitute(out, uses, viable[0])
     return out, None
 
 
-def _near_the_rest(viable: list[str], stated: list[Stated], mention: Mention, graph: WorldGraph,
+def _near_the_rest(viable: list[str], stated: list[Stated], mention: Mention, pending: set[str], graph: WorldGraph,
                    rules: RuleSet) -> list[str]:
-    """The options that share a place with the other things of the answer, when exactly one does."""
+    """The options that share a place with the other settled things of the answer, when exactly one does."""
     pool = set(mention.candidates) | set(mention.alternatives)
-    others = {a for s in stated for a in s.fact.args if a not in pool}
+    others = {a for s in stated for a in s.fact.args if a not in pool and a not in pending}
     around = set(others).union(*(places_of(graph, rules, o) for o in others))
     near = [c for c in viable if places_of(graph, rules, c) & around]
     return near if len(near) == 1 else []
@@ -196,6 +198,8 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
     words = tokens(text)
     out = [_signed(s, mentions, words, lexicon, notes) for s in stated]
     sources = {n for m in mentions if _is_source(words, m.start) for n in m.candidates}
+    goals = {n for m in mentions if m.qualifies is None and not _is_source(words, m.start) for n in m.candidates}
+    out = [_to_the_place_named(s, goals, rules, graph, notes) for s in out]
     out = _without_qualifier_changes(out, mentions, graph, notes) + _missing_states(out, mentions, words, lexicon,
                                                                                    graph, domain, notes)
     seen: dict[Fact, bool] = {}
@@ -216,6 +220,21 @@ def _is_source(words: list[str], start: int) -> bool:
     while i >= 0 and words[i] in _DETERMINERS:
         i -= 1
     return i >= 0 and words[i] in _SOURCES
+
+
+def _to_the_place_named(literal: Stated, goals: set[str], rules: RuleSet, graph: WorldGraph,
+                        notes: list[str]) -> Stated:
+    """``not (on glass sink)`` when the glass is not there, and the text names the sink as where it went (not
+    where it came from): the answer got the sign wrong."""
+    fact = literal.fact
+    if literal.true or graph.has_fact(fact) or len(fact.args) != 2 or fact.args[1] not in goals:
+        return literal
+    if not any(r.max == 1 and fact.args[0] in r.keys_of(fact.predicate, fact.args) for r in
+               rules.for_predicate(fact.predicate)):
+        return literal
+    fixed = Stated(fact, True)
+    notes.append(f"{literal} -> {fixed}: the text names where it went")
+    return fixed
 
 
 def _without_qualifier_changes(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph,
