@@ -29,7 +29,7 @@ def add_update_parser(command) -> None:
                    help="context retrieval: full graph (R-), LLM entity selection (R+), search-based (R^S)")
     p.add_argument("--no-verify", action="store_true", help="no verification re-prompts (one attempt)")
     p.add_argument("--depth", type=int, default=1, metavar="D", help="fact depth around retrieved entities")
-    p.add_argument("--max-attempts", type=int, default=4, metavar="N", help="LLM proposals at most (default 4)")
+    p.add_argument("--max-attempts", type=int, default=3, metavar="N", help="LLM proposals at most (default 3)")
     p.add_argument("--max-delta", type=int, default=24, metavar="N", help="facts changed per update at most")
     p.add_argument("--ref", metavar="ID", help="an identifier of the utterance")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")

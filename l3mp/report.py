@@ -114,6 +114,9 @@ def update_lines(result: UpdateResult | dict[str, Any], *, verbose: bool = False
         lines += [f"    {f}" for f in shown]
         if len(shown) < len(facts):
             lines.append(f"    ... and {len(facts) - len(shown)} more (-v shows all)")
+    mentions = result.get("mentions") or []
+    if mentions:
+        lines.append("grounded: " + "; ".join(f"{m['words']!r} -> {', '.join(m['candidates'])}" for m in mentions))
     for a in result.get("attempts", []):
         lines.append(f"attempt {a['number']}: {a['prompt_tokens']} prompt + {a['completion_tokens']} completion "
                      f"tokens, {a['seconds']:.1f} s")

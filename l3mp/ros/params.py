@@ -41,7 +41,7 @@ WORLD_MODEL = (
     Param("snapshot_every", 10_000, "records between compacted snapshots of the store"),
     Param("update.retrieval", "search", "retrieval for NL updates: full | entities | search (R-, R+, R^S)"),
     Param("update.verify", True, "verify LLM proposals and re-prompt with the verifier's messages"),
-    Param("update.max_attempts", 4, "LLM attempts per NL update (1 when update.verify is false)"),
+    Param("update.max_attempts", 3, "LLM attempts per NL update (1 when update.verify is false)"),
     Param("update.max_delta", 24, "most facts one NL update may change"),
     Param("update.depth", 1, "fact depth around retrieved entities (entities and search retrieval)"),
     Param("state_period_s", 1.0, "least seconds between two publications of ~/state while the graph changes"),
