@@ -210,11 +210,11 @@ class Grounder:
             numbered = {n: v for n, v in scored.items() if after in by_name[n].numbers}
             if numbered:
                 scored, end = numbered, i + 2
-        alternatives = _best(scored)
         said = [w for w in words[start:end] if not _NUMBER.fullmatch(w)]
         exact = {n: v for n, v in scored.items() if by_name[n].noun_phrase == said}
         if exact and len(_best(scored)) > 1:  # "the bowl" is the one labelled "bowl", before the salad bowl
             scored = exact
+        alternatives = _best(scored)
         place = self._place(words, i, found)
         if place is not None:
             pool = set(place.candidates) | set(place.alternatives)
@@ -336,12 +336,12 @@ def _possessives(mentions: list[Mention], words: list[str], vocabulary: _Vocabul
             narrowed[thing.end - 1] = owner.start
             mine = owned(thing, owner) if len(thing.candidates) > 1 else ()
             if mine:
-                out[k] = replace(thing, candidates=mine)
+                out[k] = replace(thing, candidates=mine, alternatives=mine)
         elif thing.start > 0 and words[thing.start - 1] in _POSSESSIVE and len(thing.candidates) > 1:
             for earlier in reversed(out[:k]):
                 mine = owned(thing, earlier) if len(earlier.candidates) == 1 else ()
                 if mine:
-                    out[k] = replace(thing, candidates=mine)
+                    out[k] = replace(thing, candidates=mine, alternatives=mine)
                     break
     return out
 
