@@ -101,6 +101,9 @@ class Mention:
     qualifies: int | None = None
     """Index (in the mention list) of the mention this one only locates ("the kitchen" in "the light in the
     kitchen"), else None."""
+    broader: tuple[str, ...] = ()
+    """Everything the words could name before a label said in full singled one out ("the sink" is labelled so,
+    but the kitchen sink is a sink too): where a thing said to be "in the sink" may be."""
 
     @property
     def entity(self) -> str | None:
@@ -210,6 +213,7 @@ class Grounder:
             numbered = {n: v for n, v in scored.items() if after in by_name[n].numbers}
             if numbered:
                 scored, end = numbered, i + 2
+        broader = _best(scored)
         said = [w for w in words[start:end] if not _NUMBER.fullmatch(w)]
         exact = {n: v for n, v in scored.items() if by_name[n].noun_phrase == said}
         if exact and len(_best(scored)) > 1:  # "the bowl" is the one labelled "bowl", before the salad bowl
@@ -217,7 +221,7 @@ class Grounder:
         alternatives = _best(scored)
         place = self._place(words, i, found)
         if place is not None:
-            pool = set(place.candidates) | set(place.alternatives)
+            pool = set(place.candidates) | set(place.alternatives) | set(place.broader)
             narrower = {n: s for n, s in scored.items() if by_name[n].places & pool}
             if narrower and (len(_best(scored)) > 1 or set(_best(narrower)) == set(_best(scored))):
                 scored = narrower  # narrowed, or it says where the thing already is: the place only describes
@@ -226,7 +230,7 @@ class Grounder:
                 if where and set(place.candidates) != where:  # and the thing tells which place: "the sink" it is in
                     found[_key_of(found, place)] = replace(place, candidates=tuple(sorted(where)))
         consumed.update(range(start, end))
-        return Mention(start, end, " ".join(words[start:end]), _best(scored), alternatives, plural)
+        return Mention(start, end, " ".join(words[start:end]), _best(scored), alternatives, plural, broader=broader)
 
     def _place(self, words: list[str], i: int, found: dict[int, Mention]) -> Mention | None:
         """The mention of a place right after the noun (``in the kitchen``, ``'s``-less ``of the sink``)."""
