@@ -84,3 +84,13 @@ def test_among_alike_places_the_one_where_the_rest_of_the_event_happens_is_taken
     settled, question = resolve(stated, mentions, graph, household(), household_rules())
     assert question is None
     assert settled == [Stated(F("on", "red_mug", "kitchen_sink_1"), True), Stated(F("faucet_on", "faucet_1"), True)]
+
+
+def test_a_thing_taken_from_its_place_goes_to_the_one_holder_the_text_names():
+    graph = house_graph()
+    grounder = Grounder(household(), household_rules())
+    text = "Alice took the milk out of the fridge."
+    kept, notes = repair([Stated(F("inside", "milk1", "fridge1"), False)], grounder.ground(text, graph), text,
+                         Lexicon.for_domain(household()), household_rules(), graph, household())
+    assert kept == [Stated(F("inside", "milk1", "fridge1"), False), Stated(F("has", "alice", "milk1"), True)]
+    assert notes == ["added (has alice milk1): the text names only it as where milk1 is now"]

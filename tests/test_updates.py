@@ -86,7 +86,8 @@ def test_the_prompt_lists_grounded_things_first_and_the_schema_allows_only_them(
         (changes(("has", "alice", "book1", True), ("light_on", "lamp1", False), ("dirty", "mug1", False)),
          "does not mention mug1"),
         (changes(("light_on", "lamp1", False)), 'mentions "book" but your answer does not say'),
-        (changes(("on", "book1", "table1", False), ("light_on", "lamp1", False)), "item-location"),
+        (changes(("in_room", "alice", "living_room", False), ("has", "alice", "book1", True),
+                 ("light_on", "lamp1", False)), "one-room"),
     ],
     ids=["wrong-predicate", "hallucinated-entity", "wrong-type", "unmentioned", "uncovered", "rule"],
 )

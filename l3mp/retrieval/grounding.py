@@ -39,6 +39,7 @@ LABEL_NOUN, TYPE_WORD, OTHER_WORD = 3, 2, 1
 """How strongly a word names an entity: the noun of its label ("mug" of "red mug"), a word of its type from the
 lexicon ("tap" for a faucet), another word of its label ("milk" of "milk carton")."""
 _POSSESSIVE = frozenset({"his", "her", "their", "my", "our", "your"})
+_SUBJECTS = frozenset({"someone", "somebody", "anyone", "anybody", "you", "i", "we", "they", "he", "she", "it"})
 _DETERMINERS = frozenset({"the", "a", "an", "some", "'s", "this", "that", "these", "those"}) | _POSSESSIVE
 _NUMBER = re.compile(r"\d+")
 _ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5"}
@@ -178,6 +179,7 @@ class Grounder:
                 found[i] = mention
         ordered = sorted(found.values(), key=lambda m: m.start)
         ordered = _possessives(ordered, words, vocabulary, narrowed)
+        ordered = _renarrow(ordered, vocabulary, narrowed)
         return tuple(_link_qualifiers(ordered, narrowed))
 
     # ---- one noun -------------------------------------------------------------------------
@@ -186,6 +188,8 @@ class Grounder:
         head = vocabulary.known(words[i])
         scored = {e.name: e.heads[head] for e in vocabulary.entities if head in e.heads}
         after = words[i + 1] if i + 1 < len(words) else None
+        if after in _SUBJECTS:
+            return None  # "can someone get it", "could you": a verb, not the soda can
         if scored and max(scored.values()) == OTHER_WORD and after is not None and after not in STOPWORDS and (
                 not _NUMBER.fullmatch(after)):
             return None  # "red" of "red mug" is not a noun, whatever the mug turns out to be
@@ -347,6 +351,22 @@ def _possessives(mentions: list[Mention], words: list[str], vocabulary: _Vocabul
                 if mine:
                     out[k] = replace(thing, candidates=mine, alternatives=mine)
                     break
+    return out
+
+
+def _renarrow(mentions: list[Mention], vocabulary: _Vocabulary, narrowed: dict[int, int]) -> list[Mention]:
+    """A place settled after the thing that stands in it ("the smartphone on Michael's desk": the desk is Michael's
+    only once the possessive is read) settles the thing too."""
+    by_name = {e.name: e for e in vocabulary.entities}
+    out = list(mentions)
+    for head, place_start in narrowed.items():
+        k = next((i for i, m in enumerate(out) if m.end - 1 == head), None)
+        place = next((m for m in out if m.start == place_start), None)
+        if k is None or place is None or len(out[k].candidates) < 2:
+            continue
+        mine = tuple(n for n in out[k].candidates if n in by_name and by_name[n].places & set(place.candidates))
+        if mine and len(mine) < len(out[k].candidates):
+            out[k] = replace(out[k], candidates=mine)
     return out
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from l3mp.domain.pddl_domain import Domain
-from l3mp.domain.rules import RuleSet
+from l3mp.domain.rules import CardinalityRule, RuleSet
 from l3mp.domain.triplets import Fact
 from l3mp.retrieval.grounding import Lexicon, Mention, noun_phrase_of, places_of, tokens
 from l3mp.world.delta import Delta
@@ -211,7 +211,49 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
         if literal.fact not in seen:
             seen[literal.fact] = literal.true
             kept.append(literal)
-    return _last_place(kept, mentions, sources, rules, notes), notes
+    kept = _last_place(kept, mentions, sources, rules, notes)
+    return kept + _new_places(kept, mentions, sources, rules, graph, domain, notes), notes
+
+
+def _new_places(stated: list[Stated], mentions: Sequence[Mention], sources: set[str], rules: RuleSet,
+                graph: WorldGraph, domain: Domain, notes: list[str]) -> list[Stated]:
+    """A thing the answer takes from its place without giving it a new one ("took the lemonade out of the fridge"
+    stated only as no longer inside): if the text names exactly one thing that can hold it under the same rule
+    (Jessica, who can have it), that is its new place."""
+    named = {m.entity for m in mentions if m.entity is not None and not m.plural} - sources
+    added = []
+    for literal in stated:
+        fact = literal.fact
+        if literal.true or not graph.has_fact(fact):
+            continue
+        for rule in rules.for_predicate(fact.predicate):
+            keys = rule.keys_of(fact.predicate, fact.args)
+            if rule.max != 1 or not rule.min or not keys:
+                continue
+            thing = keys[0]
+            if any(s.true and thing in rule.keys_of(s.fact.predicate, s.fact.args) for s in stated):
+                continue
+            options = _places_for(thing, rule, named - set(fact.args), graph, domain)
+            if len(options) == 1:
+                new = Stated(options[0], True)
+                added.append(new)
+                notes.append(f"added {new}: the text names only it as where {thing} is now")
+    return added
+
+
+def _places_for(thing: str, rule: CardinalityRule, named: set[str], graph: WorldGraph, domain: Domain) -> list[Fact]:
+    out = []
+    for predicate, position in rule.members:
+        declared = domain.predicate(predicate)
+        if declared is None or declared.arity != 2 or not domain.is_subtype(graph.entity_type(thing) or "",
+                                                                           declared.types[position]):
+            continue
+        other = declared.types[1 - position]
+        for name in sorted(named):
+            if domain.is_subtype(graph.entity_type(name) or "", other):
+                args = (thing, name) if position == 0 else (name, thing)
+                out.append(Fact(predicate, args))
+    return out
 
 
 def _is_source(words: list[str], start: int) -> bool:
@@ -347,7 +389,7 @@ def problems(delta: Delta, stated: Sequence[Stated], mentions: Sequence[Mention]
              graph: WorldGraph, domain: Domain, covered_types: frozenset[str], text: str = "") -> list[str]:
     """What makes an (otherwise valid) update not what the text says."""
     out = []
-    named = sorted({a for s in stated for a in s.fact.args if a not in allowed})
+    named = sorted({a for s in stated for a in _changed_args(s) if a not in allowed})
     if named:
         out.append(f"the event does not mention {', '.join(named)}; change only the things it talks about")
     touched = {a for f in (*delta.remove, *delta.add) for a in f.args} | {a for s in stated for a in s.fact.args}
