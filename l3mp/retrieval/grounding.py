@@ -39,8 +39,10 @@ LABEL_NOUN, TYPE_WORD, OTHER_WORD = 3, 2, 1
 """How strongly a word names an entity: the noun of its label ("mug" of "red mug"), a word of its type from the
 lexicon ("tap" for a faucet), another word of its label ("milk" of "milk carton")."""
 _POSSESSIVE = frozenset({"his", "her", "their", "my", "our", "your"})
+_NEW = frozenset({"new", "another"})
 _SUBJECTS = frozenset({"someone", "somebody", "anyone", "anybody", "you", "i", "we", "they", "he", "she", "it"})
 _DETERMINERS = frozenset({"the", "a", "an", "some", "'s", "this", "that", "these", "those"}) | _POSSESSIVE
+_CLAUSE_BREAKS = frozenset({"and", "then", "but", "so", "while", "after", "before"})
 _NUMBER = re.compile(r"\d+")
 _ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5"}
 _PLACE = re.compile(r"\s(?:in|on|at)\s|\sof the\s")
@@ -60,6 +62,8 @@ class Lexicon:
     """Types whose mention an update must change (see `l3mp.updates.meaning.problems`)."""
     states: dict[str, dict[bool, frozenset[str]]] = field(default_factory=dict)
     """Unary predicate -> the words that say it now holds (True) or stopped (False)."""
+    moves: frozenset[str] = frozenset()
+    """Verbs of moving something: a place after the thing they move is where it went."""
 
     @classmethod
     def for_domain(cls, domain: Domain) -> Lexicon:
@@ -79,7 +83,8 @@ def _lexicon(domain_source: str) -> Lexicon:
         states = {str(p): {bool(k): frozenset(str(w).lower() for w in v) for k, v in signs.items()}
                   for p, signs in (data.get("states") or {}).items()}
         return Lexicon(types, frozenset(str(w).lower() for w in data.get("all") or ()),
-                       frozenset(str(t) for t in data.get("covered") or ()), states)
+                       frozenset(str(t) for t in data.get("covered") or ()), states,
+                       frozenset(str(w).lower() for w in data.get("moves") or ()))
     except (OSError, yaml.YAMLError, AttributeError, TypeError) as exc:
         raise DomainError(f"cannot read the lexicon {path}: {exc}; it needs 'types: {{type: [words]}}', "
                           "'all: [words]', 'covered: [types]', 'states: {predicate: {true: [words], false: [words]}}'"
@@ -190,12 +195,20 @@ class Grounder:
         after = words[i + 1] if i + 1 < len(words) else None
         if after in _SUBJECTS:
             return None  # "can someone get it", "could you": a verb, not the soda can
+        if (i > 0 and words[i - 1] in _NEW) or (i > 1 and words[i - 2] in _NEW):
+            return None  # "a new toaster", "another mug": not a thing the memory has
         if scored and max(scored.values()) == OTHER_WORD and after is not None and after not in STOPWORDS and (
                 not _NUMBER.fullmatch(after)):
             return None  # "red" of "red mug" is not a noun, whatever the mug turns out to be
         if not scored:
             return None
         by_name = {e.name: e for e in vocabulary.entities}
+        if after == "of" and i + 2 < len(words):  # "bag of oranges" is not the bag of rice
+            of = vocabulary.known(words[i + 2])
+            scored = {n: s for n, s in scored.items() if "of" not in by_name[n].noun_phrase
+                      or of in by_name[n].noun_phrase} if of not in STOPWORDS else scored
+            if not scored:
+                return None
         start, describing = i, []
         for j in range(i - 1, max(-1, i - 1 - MAX_DESCRIBING), -1):
             word = words[j]
@@ -224,7 +237,7 @@ class Grounder:
             scored = exact
         alternatives = _best(scored)
         place = self._place(words, i, found)
-        if place is not None:
+        if place is not None and not self._moved(words, start, vocabulary):
             pool = set(place.candidates) | set(place.alternatives) | set(place.broader)
             narrower = {n: s for n, s in scored.items() if by_name[n].places & pool}
             if narrower and (len(_best(scored)) > 1 or set(_best(narrower)) == set(_best(scored))):
@@ -235,6 +248,16 @@ class Grounder:
                     found[_key_of(found, place)] = replace(place, candidates=tuple(sorted(where)))
         consumed.update(range(start, end))
         return Mention(start, end, " ".join(words[start:end]), _best(scored), alternatives, plural, broader=broader)
+
+    def _moved(self, words: list[str], start: int, vocabulary: _Vocabulary) -> bool:
+        """Whether the noun is what a verb of moving moves ("put the mug in the sink": the sink is where it went,
+        not which mug): the verb comes before it in its clause with no other noun between."""
+        for j in range(start - 1, -1, -1):
+            if words[j] in _CLAUSE_BREAKS or vocabulary.known(words[j]) in vocabulary.heads:
+                return False
+            if words[j] in self._lexicon.moves:
+                return True
+        return False
 
     def _place(self, words: list[str], i: int, found: dict[int, Mention]) -> Mention | None:
         """The mention of a place right after the noun (``in the kitchen``, ``'s``-less ``of the sink``)."""

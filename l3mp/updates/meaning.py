@@ -102,11 +102,8 @@ def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph
             continue
         pending = {n for later in mentions[k + 1:] if not later.plural for n in (*later.candidates,
                                                                                  *later.alternatives)}
-        for options in (mention.candidates, mention.alternatives):
-            scores = {c: _fits(out, uses, c, graph, domain) for c in options}
-            best = max(scores.values(), default=-1)
-            if best > 0:
-                break
+        scores = {c: _fits(out, uses, c, graph, domain) for c in mention.candidates}
+        best = max(scores.values(), default=-1)
         if best <= 0:
             continue
         viable = sorted(c for c, s in scores.items() if s == best)
@@ -211,7 +208,7 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
         if literal.fact not in seen:
             seen[literal.fact] = literal.true
             kept.append(literal)
-    kept = _last_place(kept, mentions, sources, rules, notes)
+    kept = _last_place(kept, mentions, sources, rules, graph, notes)
     return kept + _new_places(kept, mentions, sources, rules, graph, domain, notes), notes
 
 
@@ -340,13 +337,23 @@ def _signed(literal: Stated, mentions: Sequence[Mention], words: list[str], lexi
     if not spans:
         return literal
     found = _signs_in(words, *_clause(words, spans[0].start, spans[0].end), signs)
-    if not found:
-        found = _signs_in(words, 0, len(words), signs)  # "picked up the phone and took the call"
+    if not found:  # "picked up the phone and took the call": a clause that names nothing else
+        found = set().union(*(_signs_in(words, start, end, signs) for start, end in _clauses(words)
+                              if not any(start <= m.start < end for m in mentions)))
     if len(found) == 1 and literal.true not in found:
         fixed = Stated(literal.fact, not literal.true)
         notes.append(f"{literal} -> {fixed}: the text says so")
         return fixed
     return literal
+
+
+def _clauses(words: list[str]) -> list[tuple[int, int]]:
+    out, start = [], 0
+    for i, word in enumerate(words):
+        if word in _CLAUSE_BREAKS:
+            out.append((start, i))
+            start = i + 1
+    return [*out, (start, len(words))]
 
 
 def _clause(words: list[str], start: int, end: int) -> tuple[int, int]:
@@ -361,7 +368,7 @@ def _clause(words: list[str], start: int, end: int) -> tuple[int, int]:
 
 
 def _last_place(stated: list[Stated], mentions: Sequence[Mention], sources: set[str], rules: RuleSet,
-                notes: list[str]) -> list[Stated]:
+                graph: WorldGraph, notes: list[str]) -> list[Stated]:
     position = {n: -1 if n in sources else m.start for m in mentions for n in m.candidates}
     drop: set[int] = set()
     for rule in rules.rules:
@@ -375,9 +382,10 @@ def _last_place(stated: list[Stated], mentions: Sequence[Mention], sources: set[
         for key, found in by_key.items():
             if len(found) <= rule.max:
                 continue
-            def said_at(i: int, key: str = key) -> int:
-                return max((position.get(a, -1) for a in stated[i].fact.args if a != key), default=-1)
-            last = max(found, key=lambda i: (said_at(i), i))
+            def said_at(i: int, key: str = key) -> tuple[bool, int]:
+                where = max((position.get(a, -1) for a in stated[i].fact.args if a != key), default=-1)
+                return stated[i].is_change(graph), where
+            last = max(found, key=lambda i: (*said_at(i), i))
             for i in found:
                 if i != last:
                     drop.add(i)

@@ -70,3 +70,17 @@ def test_tokens_split_possessives_and_the_lexicon_loads_from_beside_the_domain()
     lexicon = Lexicon.for_domain(household())
     assert "tap" in lexicon.type_words["faucet"] and "every" in lexicon.all_words
     assert lexicon.covered == {"item", "receptacle"} and lexicon.states["light_on"][False] >= {"off"}
+
+
+def test_new_things_verbs_and_other_bags_ground_nothing(grounder, house):
+    assert found(grounder, house, "We got a new tomato today.") == {}
+    assert "bag" not in found(grounder, house, "There's a bag of oranges on the counter.")
+    assert found(grounder, house, "Can someone get the ham?") == {"ham": ("ham_1",)}
+    assert "can" not in found(grounder, house, "The phone is ringing, can someone get it?")
+
+
+def test_after_a_verb_of_moving_the_place_is_where_it_went_not_which_thing(grounder, house):
+    # two blue phones: "the blue phone on the nightstand" picks the one there; "put the blue phone on the
+    # nightstand" does not say which one it was
+    said = found(grounder, house, "Jessica put the blue phone on the nightstand.")
+    assert said["blue phone"] == ("blue_phone_1", "blue_phone_2")
