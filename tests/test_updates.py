@@ -83,8 +83,8 @@ def test_the_prompt_lists_grounded_things_first_and_the_schema_allows_only_them(
         (changes(("light_off", "lamp1", True)), "no predicate 'light_off'"),
         (changes(("has", "alice", "book7", True)), "unknown entity 'book7'"),
         (changes(("on", "book1", "fridge1", True)), "cannot stand in on(item, surface)"),
-        (changes(("has", "alice", "book1", True), ("light_on", "lamp1", False), ("dirty", "mug1", False)),
-         "does not mention mug1"),
+        (changes(("has", "alice", "book1", True), ("light_on", "lamp1", False), ("inside", "apple1", "fridge1", False)),
+         "does not mention apple1"),
         (changes(("light_on", "lamp1", False)), 'mentions "book" but your answer does not say'),
         (changes(("in_room", "alice", "living_room", False), ("has", "alice", "book1", True),
                  ("light_on", "lamp1", False)), "one-room"),
@@ -221,14 +221,12 @@ def test_instructions_to_the_memory_are_set_aside_before_anything_reads_the_text
     assert "set aside as instructions" in result.reason and result.record.input.endswith("has every book.")
 
 
-def test_prompt_injection_can_at_most_produce_a_capped_verified_delta(server):
-    everything = changes(*[("in_room", "alice", room, True) for room in ("kitchen", "bedroom")],
-                         ("light_on", "lamp1", False), ("light_on", "lamp2", True), ("has", "alice", "book1", True))
-    server.push(reply(answer(everything)), reply(answer(changes())))
-    nl = updater(server, max_delta_size=4)
+def test_a_delta_over_the_cap_is_refused_and_a_retreat_to_no_change_is_no_answer(server):
+    server.push(reply(answer(GOOD)), reply(answer(changes())))
+    nl = updater(server, max_delta_size=2)
     before = snapshot(nl.world.graph)
-    result = nl.update("Alice took the lamps and the book to the kitchen and the bedroom.")
-    assert "at most 4 may change per update" in result.attempts[0].problems[0]
+    result = nl.update(SENTENCE)
+    assert "the update changes 3 facts; at most 2 may change per update" in result.attempts[0].problems[0]
     assert result.outcome == DECLINED and "withdrew its update" in result.reason
     assert snapshot(nl.world.graph) == before
 

@@ -194,6 +194,7 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
     notes: list[str] = []
     words = tokens(text)
     out = [_signed(s, mentions, words, lexicon, notes) for s in stated]
+    out = [s for s in out if _said(s, words, lexicon, graph, notes)]
     sources = {n for m in mentions if _is_source(words, m.start) for n in m.candidates}
     goals = {n for m in mentions if m.qualifies is None and not _is_source(words, m.start) for n in m.candidates}
     out = [_to_the_place_named(s, goals, rules, graph, notes) for s in out]
@@ -228,7 +229,7 @@ def _new_places(stated: list[Stated], mentions: Sequence[Mention], sources: set[
             if rule.max != 1 or not rule.min or not keys:
                 continue
             thing = keys[0]
-            if any(s.true and thing in rule.keys_of(s.fact.predicate, s.fact.args) for s in stated):
+            if thing not in named or any(s.true and thing in rule.keys_of(s.fact.predicate, s.fact.args) for s in stated):
                 continue
             options = _places_for(thing, rule, named - set(fact.args), graph, domain)
             if len(options) == 1:
@@ -326,6 +327,16 @@ def _missing_states(stated: list[Stated], mentions: Sequence[Mention], words: li
 def _signs_in(words: list[str], start: int, end: int, signs: dict[bool, frozenset[str]]) -> set[bool]:
     return {truth for i in range(start, end) for truth, said in signs.items()
             if words[i] in said and not (words[i] == "on" and i + 1 < len(words) and words[i + 1] in _DETERMINERS)}
+
+
+def _said(literal: Stated, words: list[str], lexicon: Lexicon, graph: WorldGraph, notes: list[str]) -> bool:
+    """A state changes only if the text has a word for that state ("off", "washed", "ringing"): a model that
+    switches a lamp the text never speaks of is not followed."""
+    signs = lexicon.states.get(literal.fact.predicate)
+    if not signs or not literal.is_change(graph) or set(words) & set().union(*signs.values()):
+        return True
+    notes.append(f"dropped {literal}: the text has no word for {literal.fact.predicate}")
+    return False
 
 
 def _signed(literal: Stated, mentions: Sequence[Mention], words: list[str], lexicon: Lexicon,
