@@ -229,7 +229,8 @@ def _new_places(stated: list[Stated], mentions: Sequence[Mention], sources: set[
             if rule.max != 1 or not rule.min or not keys:
                 continue
             thing = keys[0]
-            if thing not in named or any(s.true and thing in rule.keys_of(s.fact.predicate, s.fact.args) for s in stated):
+            placed = any(s.true and thing in rule.keys_of(s.fact.predicate, s.fact.args) for s in stated)
+            if thing not in named or placed:
                 continue
             options = _places_for(thing, rule, named - set(fact.args), graph, domain)
             if len(options) == 1:
