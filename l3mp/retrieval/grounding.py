@@ -40,6 +40,8 @@ LABEL_NOUN, TYPE_WORD, OTHER_WORD = 3, 2, 1
 lexicon ("tap" for a faucet), another word of its label ("milk" of "milk carton")."""
 _POSSESSIVE = frozenset({"his", "her", "their", "my", "our", "your"})
 _NEW = frozenset({"new", "another"})
+_TO = frozenset({"to", "into", "onto", "inside", "under", "over"})
+_MODALS = frozenset({"can", "could", "will", "would", "should", "may", "might", "must", "shall"})
 _SUBJECTS = frozenset({"someone", "somebody", "anyone", "anybody", "you", "i", "we", "they", "he", "she", "it"})
 _DETERMINERS = frozenset({"the", "a", "an", "some", "'s", "this", "that", "these", "those"}) | _POSSESSIVE
 _CLAUSE_BREAKS = frozenset({"and", "then", "but", "so", "while", "after", "before"})
@@ -193,8 +195,8 @@ class Grounder:
         head = vocabulary.known(words[i])
         scored = {e.name: e.heads[head] for e in vocabulary.entities if head in e.heads}
         after = words[i + 1] if i + 1 < len(words) else None
-        if after in _SUBJECTS:
-            return None  # "can someone get it", "could you": a verb, not the soda can
+        if words[i] in _MODALS and after in _SUBJECTS:
+            return None  # "can someone get it": a verb, not the soda can
         if (i > 0 and words[i - 1] in _NEW) or (i > 1 and words[i - 2] in _NEW):
             return None  # "a new toaster", "another mug": not a thing the memory has
         if scored and max(scored.values()) == OTHER_WORD and after is not None and after not in STOPWORDS and (
@@ -253,8 +255,9 @@ class Grounder:
         """Whether the noun is what a verb of moving moves ("put the mug in the sink": the sink is where it went,
         not which mug): the verb comes before it in its clause with no other noun between."""
         for j in range(start - 1, -1, -1):
-            if words[j] in _CLAUSE_BREAKS or vocabulary.known(words[j]) in vocabulary.heads:
-                return False
+            if words[j] in _CLAUSE_BREAKS or words[j] in QUALIFIERS or words[j] in _TO or vocabulary.known(
+                    words[j]) in vocabulary.heads:
+                return False  # "left it on the coffee table in living room 1": the table is not what was moved
             if words[j] in self._lexicon.moves:
                 return True
         return False
