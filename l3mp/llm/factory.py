@@ -33,21 +33,11 @@ def make_llm(settings: LLMSettings, *, env: Mapping[str, str] | None = None) -> 
         except SharedServerBusy as exc:
             log.warning("%s; starting a server for this process only", exc)
         else:
-            try:
-                return ChatLLM(settings, base_url=lease.base_url, api_key=lease.api_key, cache=cache,
-                               on_close=lease.release, slots=lease.slot_ids)
-            except BaseException:
-                lease.release()
-                raise
+            return _client(settings, cache, lease.base_url, lease.api_key, lease.release, lease.slot_ids)
     from l3mp.llm.embedded import EmbeddedServer
 
     server = EmbeddedServer.shared().acquire()
-    try:
-        return ChatLLM(settings, base_url=server.base_url, api_key=server.api_key, cache=cache,
-                       on_close=server.release, slots=server.slot_ids)
-    except BaseException:
-        server.release()
-        raise
+    return _client(settings, cache, server.base_url, server.api_key, server.release, server.slot_ids)
 
 
 def describe(settings: LLMSettings, env: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -73,3 +63,12 @@ def describe(settings: LLMSettings, env: Mapping[str, str] | None = None) -> dic
     else:
         info["api_key_env"] = settings.api_key_env
     return info
+
+
+def _client(settings: Any, cache: Any, base_url: str, api_key: str, release: Any, slots: Any) -> ChatLLM:
+    """A client of an acquired server; the server is released again if the client cannot be made."""
+    try:
+        return ChatLLM(settings, base_url=base_url, api_key=api_key, cache=cache, on_close=release, slots=slots)
+    except BaseException:
+        release()
+        raise
