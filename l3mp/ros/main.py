@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,8 @@ from l3mp.errors import L3mpError
 
 NODE_NAMES = ("world_model", "planner", "executor")
 DEFAULT_PARAMS = "l3mp.yaml"
+# How soon a stop signal ends the spin when no message arrives.
+STOP_POLL_SECONDS = 0.2
 
 
 def prepare_environment() -> None:
@@ -52,9 +56,14 @@ def run_nodes(names: Sequence[str], argv: Sequence[str]) -> int:
     import rclpy
     from rclpy.exceptions import ParameterException
     from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
-    from rclpy.impl.implementation_singleton import rclpy_implementation
+    from rclpy.signals import SignalHandlerOptions
 
-    rclpy.init(args=list(argv))
+    # Our own SIGINT/SIGTERM handlers only set `stop`. rclpy's handlers end in a KeyboardInterrupt that can land
+    # while rclpy converts an incoming message, which then fails as a RuntimeError ("Unable to convert call
+    # argument '0' to Python object") instead of a clean stop.
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    rclpy.init(args=list(argv), signal_handler_options=SignalHandlerOptions.NO)
     nodes: list[Any] = []
     code = 0
     try:
@@ -66,13 +75,10 @@ def run_nodes(names: Sequence[str], argv: Sequence[str]) -> int:
         executor = SingleThreadedExecutor()
         for node in nodes:
             executor.add_node(node)
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
+        while not stop.is_set() and rclpy.ok():
+            executor.spin_once(timeout_sec=STOP_POLL_SECONDS)
+    except ExternalShutdownException:
         pass
-    except rclpy_implementation.RCLError:
-        # SIGINT/SIGTERM shut the context down while the executor was building its wait set: a normal stop
-        if rclpy.ok():
-            raise
     except (L3mpError, ValueError, OSError, ParameterException) as exc:
         print(f"l3mp: cannot start {', '.join(names)}: {exc}", file=sys.stderr)
         code = 1
@@ -81,6 +87,8 @@ def run_nodes(names: Sequence[str], argv: Sequence[str]) -> int:
             node.close()
             node.destroy_node()
         rclpy.try_shutdown()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return code
 
 

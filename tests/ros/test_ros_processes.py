@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from l3mp.ros import protocol as m
-from l3mp.ros.client import STACK, Client
+from l3mp.ros.client import STACK, Client, NoAnswer
 from l3mp.ros.launcher import NodeProcess, random_domain, ros_environment, write_params
 from l3mp.world.model import WorldModel
 from tests.helpers import F, household, household_rules
@@ -131,3 +131,30 @@ def test_the_bringup_runs_all_nodes_in_one_process_and_sigterm_flushes_the_store
     with WorldModel.open(household(), stack.store, rules=household_rules(), read_only=True) as world:
         assert world.graph.has_fact(F("light_on", "lamp2")) and not world.warnings
         assert any(p.name.startswith("snapshot-") for p in stack.store.iterdir())
+
+
+def test_sigint_while_messages_arrive_is_a_clean_stop(tmp_path, llm_server):
+    """A stop signal that lands while the executor takes a message ends the process with 0 and a flushed store
+    (rclpy's own handlers raised KeyboardInterrupt inside the message conversion: a RuntimeError and exit 1)."""
+    stack = Stack(tmp_path, llm_server.url)
+    try:
+        for round_ in range(3):
+            proc = stack.procs[f"bringup-{round_}"] = NodeProcess(
+                "l3mp-ros-bringup", ["--nodes", "world_model", "--params-file", str(stack.params)],
+                stack.env, tmp_path / f"bringup-{round_}.log")
+            ros = stack.client
+            ros.ask(m.WORLD_MODEL_QUERY, {"id": f"up-{round_}", "kind": "entities"}, timeout=START_S, resend_s=2.0)
+            for i in range(200):
+                if i == 100:
+                    proc.process.send_signal(signal.SIGINT)
+                try:
+                    ros.publish(m.WORLD_MODEL_QUERY, {"id": f"flood-{round_}-{i}", "kind": "facts"},
+                                timeout=0.5 if i >= 100 else START_S)
+                except NoAnswer:  # the node has gone: what the signal asked for
+                    break
+            proc.process.wait(timeout=START_S)  # one signal only: a second one may land after Python's finalization
+            assert proc.stop() == 0 and "Traceback" not in proc.output(), proc.output()
+    finally:
+        stack.close()
+    with WorldModel.open(household(), stack.store, rules=household_rules(), read_only=True) as world:
+        assert not world.warnings
