@@ -1,125 +1,643 @@
-"""Suite ``goals``: accuracy of LLM-written PDDL goals against gold goals, without and with the worked examples.
+"""Suite ``goals``: hand-written household requests with gold outcomes, run through the planning pipeline (issue 13).
 
-It calls the configured LLM (by default the embedded local model: slow, ~5-40 s per call on two cores).
+The cases are in ``l3mp/bench/cases/goals.yaml`` (package data): requests written by hand, the way people in the
+home say them, on generated houses (``l3mp_sim.house.generate_house``), each with its gold outcome: a goal
+(``goal``: PDDL literals over the house's entities), a goal that already holds (``satisfied``), a question back
+because the request fits several things (``ask``), or a request this home cannot serve (``impossible``). A case may
+name its ``speaker`` (who "me" is) and the perception changes seen ``before`` it (things that moved since). DEV (two
+houses) is for tuning; TEST (four other houses) is for reporting.
+
+Every case runs on a fresh in-memory world of its house (its ``before`` changes applied, verified) through
+`l3mp.planning.pipeline.TaskPlanner` (retrieval, goal, planner on the retrieved context, validation in the full
+state, expansion). Scored per case:
+
+- goal right: ``goal``: the produced goal is `same_goal` as the gold goal (or one of its equivalent ``also``
+  forms); ``satisfied``: that, or the pipeline answered ``satisfied``; ``ask``/``impossible``: the pipeline answered
+  ``asked``/``impossible`` (a produced goal is wrong);
+- plan right: ``goal``: the plan the pipeline accepted, run in the full state, reaches the gold goal;
+  ``satisfied``: that (an empty plan does), or the answer ``satisfied``; ``ask``/``impossible``: as goal right;
+- wrong plan: the pipeline offered a plan whose steps all run in the full state and which is not plan-right (for
+  ``ask``/``impossible`` cases every such plan);
+- asked back (overall, on ``ask`` cases, on the others) and impossible recognised (on ``impossible`` cases);
+- seconds from request to plan (p50, p95), with and without the planner's own seconds; tokens per request.
+
+The pipeline's answer is read by `result_outcome`: ``planned``, ``no_plan``, ``no_goal``, ``asked``, ``impossible``
+or ``satisfied``. A result with an ``outcome`` attribute of these (and a ``question``, for ``asked``) is taken at its
+word, as `UpdateResult.outcome` is in the updates suite; a `PlanResult` without one is ``planned`` when it is `ok`,
+``no_plan`` when it has a goal but no valid plan, ``no_goal`` otherwise. So the suite scores ask/impossible/satisfied
+cases today (as wrong unless the pipeline says so) and counts them right once the pipeline gives those answers.
+
+The speaker is passed as ``speaker=`` when `TaskPlanner.plan` takes it; until then the request is given as
+``<Speaker> says: "<text>"``.
+
+Targets (issue 13: goals right >= 90 %, plans right >= 85 %, p50 without the planner <= 8 s) are set on the rows of
+a real model only. **Rows of the simulated LLM** (``simulated_...``) answer from the gold goal through an error model
+(an ``ask`` case: the reading of its first candidate; an ``impossible`` one: its literal reading, where it has one):
+they test the plumbing, they are never evidence of accuracy.
+
+Runs: ``--quick`` (CI): the simulated LLM on every case (both splits). Full: the configured LLM (``L3MP_LLM_*``;
+default the embedded model) and the simulated LLM, on the TEST split. Environment variables (the runner has no
+suite options):
+
+- ``L3MP_BENCH_GOALS_SPLIT``: ``test`` (default), ``dev`` or ``all``;
+- ``L3MP_BENCH_GOALS_RETRIEVAL``: comma-separated retrieval modes (``full``, ``entities``, ``search``; default
+  ``search``, as ``l3mp plan``);
+- ``L3MP_BENCH_GOALS_LLMS``: comma-separated ``configured`` and/or ``simulated`` (default both; quick: simulated);
+- ``L3MP_BENCH_GOALS_IDS``: comma-separated case ids, to run only those (a smoke run);
+- ``L3MP_BENCH_GOALS_PLANNER`` (default ``lapkt``) and ``L3MP_BENCH_GOALS_TIMEOUT`` (seconds per planner call,
+  default 30);
+- ``L3MP_BENCH_GOALS_CASES``: where to write the TEST split's per-case details (default
+  ``docs/benchmarks/goals-cases.json`` in a full run; a quick run writes them only when this is set). DEV per-case
+  details go into the ``..._dev_cases`` row.
+
+Example: ``L3MP_BENCH_GOALS_SPLIT=dev l3mp bench goals --json /tmp/goals-dev.json``. A house to write cases against:
+``python -m l3mp.bench.update_suite --dump SEED``.
 """
 
 from __future__ import annotations
 
+import inspect
+import json
+import os
+import re
 import statistics
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
 
-from l3mp_sim.house import house_graph
+import yaml
 
-from l3mp.bench.runner import Metric, error_metric, register
-from l3mp.domain.paths import domain_path
+from l3mp.bench.runner import Metric, error_metric, percentile, register
+from l3mp.bench.update_suite import household, pct, simulated_llm_module
 from l3mp.domain.pddl_domain import Domain
-from l3mp.errors import L3mpError
-from l3mp.llm.types import LLM, TokenLedger
-from l3mp.planning.goal import GoalGenerator, same_goal
-from l3mp.planning.planner import plan
-from l3mp.planning.problem import full_state_problem
+from l3mp.errors import FormatError, L3mpError, ProblemError
+from l3mp.files import write_text_atomic
+from l3mp.planning.goal import WILDCARD, Literal, assemble_goal, same_goal
 from l3mp.planning.validate import validate_plan
-from l3mp.retrieval.context import assemble
+from l3mp.world.delta import Delta, state_delta
 from l3mp.world.graph import WorldGraph
+from l3mp.world.model import WorldModel
 
-SEED, SCALE = 5, 1.0
-"""The house of the planning suite's scale 1 (105 entities)."""
-
-
-@dataclass(frozen=True)
-class GoalTask:
-    """A request, its gold goal, and the entities a retrieval for it finds (the LLM's context)."""
-
-    name: str
-    text: str
-    gold: str
-    seeds: tuple[str, ...]
-
-
-TASKS = (
-    GoalTask("lights_faucets", "The water and electricity bills are high. Can you turn off all lights and faucets?",
-             "(and (forall (?l - light) (not (light_on ?l))) (forall (?f - faucet) (not (faucet_on ?f))))",
-             ("overhead_light_2", "faucet_1")),
-    GoalTask("wash", "Please wash the grey frying pan.", "(not (dirty grey_frying_pan_1))", ("grey_frying_pan_1",)),
-    GoalTask("food", "Michael is hungry. Bring him the banana.", "(has michael banana_1)", ("michael", "banana_1")),
-    GoalTask("drink", "Sarah would like the cold beer bottle from the fridge.", "(has sarah cold_beer_bottle_1)",
-             ("sarah", "cold_beer_bottle_1")),
-    GoalTask("return", "Put the green atlas back on the bookshelf in the living room.",
-             "(on green_atlas_1 bookshelf_1)", ("green_atlas_1", "bookshelf_1")),
-    GoalTask("close", "Close the cupboard in the kitchen.", "(not (is_open cupboard_1))", ("cupboard_1",)),
-    GoalTask("phone", "The smartphone is ringing, can you answer it?", "(not (ringing smartphone_1))",
-             ("smartphone_1",)),
-    GoalTask("one_light", "Turn off the overhead light in the living room.", "(not (light_on overhead_light_2))",
-             ("overhead_light_2",)),
+SPLITS = ("dev", "test")
+GOLD = ("goal", "satisfied", "ask", "impossible")
+"""Gold outcomes: reach this goal; it already holds; ask back (several things fit); this home cannot do it."""
+PLANNED, NO_PLAN, NO_GOAL, ASKED, IMPOSSIBLE, SATISFIED = (
+    "planned", "no_plan", "no_goal", "asked", "impossible", "satisfied")
+ANSWERS = (PLANNED, NO_PLAN, NO_GOAL, ASKED, IMPOSSIBLE, SATISFIED)
+"""What the pipeline answered (see `result_outcome`)."""
+CATEGORIES = (
+    # the simulator's task kinds (l3mp_sim.tasks) and the paper's
+    "return_item", "bring", "wash_dish", "all_off", "device_off", "device_on", "close", "open", "answer_phone",
+    # what people really say
+    "speaker", "two_goals", "quantified", "negation", "satisfied", "impossible", "ambiguous", "moved", "indirect",
 )
-QUICK_TASKS = ("lights_faucets", "food", "close")
+RETRIEVALS = ("full", "entities", "search")
+READING = "?x"
+"""The referent of an ``ask`` case's reading: each candidate in turn."""
+DEFAULT_CASES_OUT = Path("docs/benchmarks/goals-cases.json")
+SIMULATED_NOTE = ("SIMULATED LLM (answers from the gold goal with injected errors): a test tool, not evidence of "
+                  "accuracy")
+TARGETS = {"goal_right": (90.0, "min"), "plan_right": (85.0, "min"), "seconds_no_planner_p50": (8.0, "max")}
+"""Issue 13's targets for the embedded default (set on real-model rows only)."""
+
+ENV_SPLIT, ENV_RETRIEVAL, ENV_LLMS = "L3MP_BENCH_GOALS_SPLIT", "L3MP_BENCH_GOALS_RETRIEVAL", "L3MP_BENCH_GOALS_LLMS"
+ENV_IDS, ENV_CASES = "L3MP_BENCH_GOALS_IDS", "L3MP_BENCH_GOALS_CASES"
+ENV_PLANNER, ENV_TIMEOUT = "L3MP_BENCH_GOALS_PLANNER", "L3MP_BENCH_GOALS_TIMEOUT"
+
+_ATOM = re.compile(r"\(([^\s()]+)((?: [^\s()]+)*)\)")
+_NEGATED = re.compile(r"\(not (\(.*\))\)")
+_FORALL = re.compile(r"\(forall \((\?\S+) - (\S+)\) (\(.*\))\)")
+
+
+# ---- the cases --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GoalCase:
+    """One hand-written request and its gold outcome.
+
+    `goal` (``goal``/``satisfied``): literals; `also`: other literal lists that mean the same here (``forall`` or
+    the objects named). `reading` (``ask``: literals over ``?x``, the referent; ``impossible``: the literal reading,
+    which must not be plannable), `words` and `candidates` (``ask``: every thing whose label has all the words and
+    for which the reading does not hold yet), `absent` (``impossible``: phrases no label of the house has all the
+    words of) and `why` (``impossible``: for people)."""
+
+    id: str
+    split: str
+    house: str
+    seed: int
+    categories: tuple[str, ...]
+    text: str
+    outcome: str
+    speaker: str | None = None
+    before: tuple[Delta, ...] = ()
+    goal: tuple[Literal, ...] = ()
+    also: tuple[tuple[Literal, ...], ...] = ()
+    reading: tuple[Literal, ...] = ()
+    words: tuple[str, ...] = ()
+    candidates: tuple[str, ...] = ()
+    absent: tuple[str, ...] = ()
+    why: str = ""
+
+    @property
+    def gold_goal(self) -> str | None:
+        """The gold goal as PDDL (None for ``ask``/``impossible``)."""
+        return assemble_goal(self.goal) if self.goal else None
+
+    def gold_goals(self) -> list[str]:
+        """The gold goal and its equivalent forms, as PDDL."""
+        return [assemble_goal(g) for g in (self.goal, *self.also) if g]
+
+    def reading_for(self, candidate: str) -> tuple[Literal, ...]:
+        """An ``ask`` case's reading with `candidate` as the referent."""
+        return tuple(Literal(lit.predicate, tuple(candidate if a == READING else a for a in lit.args), lit.negated)
+                     for lit in self.reading)
+
+    def gold_json(self) -> dict:
+        out: dict[str, Any] = {"outcome": self.outcome}
+        if self.goal:
+            out["goal"] = self.gold_goal
+        if self.candidates:
+            out["candidates"] = list(self.candidates)
+        if self.why:
+            out["why"] = self.why
+        return out
 
 
 @dataclass(frozen=True)
-class Judged:
-    """One generated goal and how it compares with the gold goal."""
+class Benchmark:
+    houses: dict[str, int]
+    cases: tuple[GoalCase, ...]
 
-    task: GoalTask
+    def split(self, name: str) -> list[GoalCase]:
+        return [c for c in self.cases if name == "all" or c.split == name]
+
+
+def cases_resource() -> Any:
+    """The packaged cases file (a Traversable: works from a checkout, an editable and a normal install)."""
+    return resources.files("l3mp.bench").joinpath("cases", "goals.yaml")
+
+
+def load_benchmark(path: str | Path | None = None) -> Benchmark:
+    """Parse the cases file (the packaged one by default); FormatError names a malformed case."""
+    text = Path(path).read_text(encoding="utf-8") if path else cases_resource().read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    if not isinstance(data, dict) or not isinstance(data.get("houses"), dict) or not isinstance(
+            data.get("cases"), list):
+        raise FormatError("the goal cases file needs 'houses' (key -> seed) and 'cases' (a list)")
+    houses = {str(k): int(v) for k, v in data["houses"].items()}
+    return Benchmark(houses, tuple(_case(raw, houses) for raw in data["cases"]))
+
+
+_GOLD_KEYS = {"goal": {"goal", "also"}, "satisfied": {"goal", "also"}, "ask": {"reading", "words", "candidates"},
+              "impossible": {"reading", "absent", "why"}}
+
+
+def _case(raw: Any, houses: dict[str, int]) -> GoalCase:
+    if not isinstance(raw, dict) or not isinstance(raw.get("id"), str):
+        raise FormatError(f"a goal case must be a mapping with an 'id': {raw!r}")
+    where = f"goal case {raw['id']}"
+    unknown = set(raw) - {"id", "split", "house", "categories", "text", "speaker", "before", "gold"}
+    if unknown:
+        raise FormatError(f"{where}: unknown key(s) {sorted(unknown)}")
+    if raw.get("split") not in SPLITS:
+        raise FormatError(f"{where}: split must be one of {SPLITS}")
+    if raw.get("house") not in houses:
+        raise FormatError(f"{where}: house {raw.get('house')!r} is not in 'houses'")
+    categories = raw.get("categories")
+    if not isinstance(categories, list) or not categories or not set(categories) <= set(CATEGORIES):
+        raise FormatError(f"{where}: categories must be a non-empty list of {CATEGORIES}")
+    if not isinstance(raw.get("text"), str) or not raw["text"].strip():
+        raise FormatError(f"{where}: text must be a non-empty string")
+    speaker = raw.get("speaker")
+    if speaker is not None and not isinstance(speaker, str):
+        raise FormatError(f"{where}: speaker must be a person's entity name")
+    changes = _changes(where, raw.get("before") or [])
+    gold = raw.get("gold")
+    if not isinstance(gold, dict) or gold.get("outcome") not in GOLD:
+        raise FormatError(f"{where}: gold needs an outcome of {GOLD}")
+    outcome = gold["outcome"]
+    extra = set(gold) - {"outcome"} - _GOLD_KEYS[outcome]
+    if extra:
+        raise FormatError(f"{where}: outcome {outcome} takes only {sorted(_GOLD_KEYS[outcome])}, not {sorted(extra)}")
+    fields = _gold_fields(where, outcome, gold)
+    return GoalCase(raw["id"], raw["split"], raw["house"], houses[raw["house"]], tuple(categories),
+                    raw["text"].strip(), outcome, speaker, changes, **fields)
+
+
+def _changes(where: str, before: Any) -> tuple[Delta, ...]:
+    """The perception changes seen before a request, in the updates benchmark's gold style."""
+    if not isinstance(before, list):
+        raise FormatError(f"{where}: before must be a list of changes {{remove: [...], add: [...]}}")
+    changes = []
+    for change in before:
+        if not isinstance(change, dict) or not change or not set(change) <= {"remove", "add"}:
+            raise FormatError(f"{where}: before: a change is a mapping of 'remove' and/or 'add', not {change!r}")
+        try:
+            changes.append(Delta.from_json({"remove": change.get("remove") or [], "add": change.get("add") or []}))
+        except FormatError as exc:
+            raise FormatError(f"{where}: before: {exc}") from None
+    return tuple(changes)
+
+
+def _gold_fields(where: str, outcome: str, gold: dict) -> dict[str, Any]:
+    """The case's gold fields after checking their shapes (not yet against the house: the tests do that)."""
+    def literals(key: str, *, required: bool) -> tuple[Literal, ...]:
+        value = gold.get(key)
+        return () if value is None and not required else _literals(f"{where}: {key}", value)
+
+    def names(key: str) -> tuple[str, ...]:
+        value = gold.get(key) or []
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            raise FormatError(f"{where}: {key} must be a list of strings")
+        return tuple(v.strip() for v in value)
+
+    if outcome in ("goal", "satisfied"):
+        also = gold.get("also") or []
+        if not isinstance(also, list):
+            raise FormatError(f"{where}: also must be a list of literal lists")
+        return {"goal": literals("goal", required=True),
+                "also": tuple(_literals(f"{where}: also", item) for item in also)}
+    if outcome == "ask":
+        fields = {"reading": literals("reading", required=True), "words": names("words"),
+                  "candidates": names("candidates")}
+        if not any(READING in lit.args for lit in fields["reading"]):
+            raise FormatError(f"{where}: an ask reading names its referent {READING}")
+        if len(fields["candidates"]) < 2 or not fields["words"]:
+            raise FormatError(f"{where}: an ask case needs its words and at least two candidates")
+        return fields
+    why = gold.get("why")
+    if not isinstance(why, str) or not why.strip():
+        raise FormatError(f"{where}: an impossible case says why (for people)")
+    return {"reading": literals("reading", required=False), "absent": names("absent"), "why": why.strip()}
+
+
+def _literals(where: str, value: Any) -> tuple[Literal, ...]:
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise FormatError(f"{where}: a non-empty list of PDDL literals, please")
+    try:
+        return tuple(literal_of(v) for v in value)
+    except FormatError as exc:
+        raise FormatError(f"{where}: {exc}") from None
+
+
+def literal_of(text: str) -> Literal:
+    """A PDDL literal as the goal pipeline's `Literal`: ``(p a b)``, ``(not (p a))``, or one quantified over a type,
+    ``(forall (?v - t) (not (p ?v)))`` (the ``ALL_t`` wildcard). FormatError for anything else."""
+    text = " ".join(text.replace("(", " ( ").replace(")", " ) ").split()).replace("( ", "(").replace(" )", ")")
+    quantified = _FORALL.fullmatch(text)
+    variable, type_ = (quantified.group(1), quantified.group(2)) if quantified else (None, None)
+    body = quantified.group(3) if quantified else text
+    negated = _NEGATED.fullmatch(body)
+    atom = _ATOM.fullmatch(negated.group(1) if negated else body)
+    if atom is None:
+        raise FormatError(f"{text!r} is not a literal (p a ...), (not (p a ...)) or (forall (?v - t) <literal>)")
+    args = tuple(WILDCARD + type_ if a == variable else a for a in atom.group(2).split())
+    if any(a.startswith("?") and a != READING for a in args):
+        raise FormatError(f"{text!r}: an unbound variable")
+    return Literal(atom.group(1), args, bool(negated))
+
+
+# ---- the houses -------------------------------------------------------------------------------
+@cache
+def _house(seed: int) -> WorldGraph:
+    try:
+        from l3mp_sim.house import house_graph
+    except ImportError:
+        raise L3mpError("the household generator (module l3mp_sim) is not installed; reinstall l3mp") from None
+    return house_graph(seed)
+
+
+def house_of(case: GoalCase) -> WorldGraph:
+    """The case's house as generated (before its ``before`` changes); do not modify it."""
+    return _house(case.seed)
+
+
+def case_world(case: GoalCase) -> WorldModel:
+    """An in-memory, verified world model of the case's house with its ``before`` changes applied as perception.
+    DeltaRejected if a change does not verify."""
+    domain = household()
+    world = WorldModel(domain)
+    world.apply(state_delta(domain, world.graph, house_of(case), replace=True), source="import")
+    for index, change in enumerate(case.before, 1):
+        world.apply(change, source="perception", ref=f"{case.id}-before-{index}")
+    return world
+
+
+def request(case: GoalCase, planner_takes_speaker: bool) -> tuple[str, dict[str, str]]:
+    """The request text and the keyword arguments of `TaskPlanner.plan` (see the module docstring on speakers)."""
+    if case.speaker is None:
+        return case.text, {}
+    if planner_takes_speaker:
+        return case.text, {"speaker": case.speaker}
+    label = house_of(case).entity_attrs(case.speaker).get("label") or case.speaker
+    return f'{label} says: "{case.text}"', {}
+
+
+# ---- one case ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Scored:
+    """One case's result and how it scores (see the module docstring)."""
+
+    case: GoalCase
+    answer: str
+    status: str
     goal: str | None
-    exact: bool
-    success: bool
+    plan: tuple[str, ...]
+    goal_right: bool
+    plan_right: bool
+    wrong_plan: bool
     seconds: float
-    why: str
+    planner_seconds: float
+    prompt_tokens: int
+    completion_tokens: int
+    reason: str = ""
+    question: str | None = None
+
+    @property
+    def asked(self) -> bool:
+        return self.answer == ASKED
+
+    def to_json(self) -> dict:
+        case = self.case
+        out: dict[str, Any] = {
+            "id": case.id, "split": case.split, "house": case.house, "categories": list(case.categories),
+            "text": case.text, "speaker": case.speaker, "gold": case.gold_json(), "answer": self.answer,
+            "status": self.status, "goal": self.goal, "plan": list(self.plan), "goal_right": self.goal_right,
+            "plan_right": self.plan_right, "wrong_plan": self.wrong_plan, "reason": self.reason,
+            "question": self.question, "seconds": round(self.seconds, 3),
+            "planner_seconds": round(self.planner_seconds, 3),
+            "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
+        }
+        if case.before:
+            out["before"] = [c.to_json() for c in case.before]
+        return out
+
+
+def result_outcome(result: Any) -> str:
+    """What the pipeline answered: `result.outcome` when it is one of `ANSWERS`, else from a `PlanResult`'s
+    status: ``planned`` (ok), ``no_plan`` (a goal, no valid plan), ``no_goal``."""
+    outcome = getattr(result, "outcome", None)
+    if outcome in ANSWERS:
+        return outcome
+    if result.ok:
+        return PLANNED
+    return NO_PLAN if result.goal is not None and result.status != "invalid_goal" else NO_GOAL
+
+
+def _same_as_gold(domain: Domain, graph: WorldGraph, case: GoalCase, goal: str | None) -> bool:
+    if goal is None:
+        return False
+    try:
+        return any(same_goal(domain, graph, goal, gold) for gold in case.gold_goals())
+    except ProblemError:
+        return False
+
+
+def score(case: GoalCase, graph: WorldGraph, result: Any, seconds: float) -> Scored:
+    """Score a `PlanResult` (or a result with an ``outcome``) of `case` planned in `graph`, its full state."""
+    domain = household()
+    answer = result_outcome(result)
+    plan = tuple(result.plan) if answer == PLANNED else ()
+    runs = reaches = False
+    if answer == PLANNED:
+        check = validate_plan(domain, graph, plan, case.gold_goal or "(and)")
+        runs = check.valid or check.failed_step is None
+        reaches = check.valid and case.gold_goal is not None
+    same = _same_as_gold(domain, graph, case, result.goal)
+    if case.outcome == "goal":
+        goal_right, plan_right = same, reaches
+    elif case.outcome == "satisfied":
+        goal_right, plan_right = same or answer == SATISFIED, reaches or answer == SATISFIED
+    else:
+        goal_right = plan_right = answer == (ASKED if case.outcome == "ask" else IMPOSSIBLE)
+    ledger = result.ledger
+    return Scored(case, answer, result.status, result.goal, plan, goal_right, plan_right,
+                  answer == PLANNED and runs and not plan_right, seconds, result.planner_seconds,
+                  ledger.prompt_tokens, ledger.completion_tokens, result.reason, getattr(result, "question", None))
+
+
+def oracle_literals(case: GoalCase) -> tuple[Literal, ...]:
+    """What the simulated LLM is told the goal is (see the module docstring)."""
+    if case.outcome == "ask":
+        return case.reading_for(case.candidates[0])
+    return case.goal or case.reading
+
+
+def oracle_for(case: GoalCase, graph: WorldGraph, literals: Sequence[Literal] | None = None) -> Any:
+    """The simulated LLM's oracle for a case: the goal literals (the gold's by default), the entities they, the
+    speaker and the candidates name with their labels, their types, and the relations among them."""
+    literals = oracle_literals(case) if literals is None else tuple(literals)
+    named = [a for lit in literals for a in lit.args if not a.startswith(WILDCARD)]
+    names = [n for n in dict.fromkeys([*named, *([case.speaker] if case.speaker else []), *case.candidates])
+             if graph.has_entity(n)]
+    mentions = {n: str(graph.entity_attrs(n).get("label") or n.replace("_", " ")) for n in names}
+    types = {n: graph.entity_type(n) or "" for n in names}
+    relations = tuple(sorted(f for f in graph.facts() if len(f.args) == 2 and all(a in mentions for a in f.args)))
+    return simulated_llm_module().Oracle(goal=tuple(literals), mentions=mentions, types=types, relations=relations)
+
+
+def run_case(case: GoalCase, llm: Any, retrieval: str = "search", *, planner: str = "lapkt", timeout_s: float = 30,
+             embedder: Any = None, oracle_goal: Sequence[Literal] | None = None) -> Scored:
+    """Plan one case on a fresh world of its house with `TaskPlanner`; a simulated LLM is told the gold goal (or
+    `oracle_goal`, for tests of the scoring)."""
+    from l3mp.planning.pipeline import TaskPlanner
+    from l3mp.retrieval import make_retriever
+
+    world = case_world(case)
+    if isinstance(llm, simulated_llm_module().SimulatedLLM):
+        llm.set_oracle(oracle_for(case, world.graph, oracle_goal))
+    retriever = make_retriever(retrieval, llm=llm, domain=world.domain, embedder=embedder)
+    pipeline = TaskPlanner(world, llm, retriever, planner=planner, timeout_s=timeout_s)
+    text, extra = request(case, "speaker" in inspect.signature(pipeline.plan).parameters)
+    started = time.perf_counter()
+    result = pipeline.plan(text, **extra)
+    return score(case, world.graph, result, time.perf_counter() - started)
+
+
+# ---- metrics ----------------------------------------------------------------------------------
+def summary(scored: Sequence[Scored]) -> dict[str, Any]:
+    """The numbers of a set of scored cases (None where undefined, e.g. no ``ask`` case among them)."""
+    n = len(scored)
+    asks = [s for s in scored if s.case.outcome == "ask"]
+    others = [s for s in scored if s.case.outcome != "ask"]
+    impossible = [s for s in scored if s.case.outcome == "impossible"]
+    with_planner = [s.seconds for s in scored]
+    without = [max(0.0, s.seconds - s.planner_seconds) for s in scored]
+    return {
+        "cases": n,
+        "goal_right": pct(sum(s.goal_right for s in scored), n),
+        "plan_right": pct(sum(s.plan_right for s in scored), n),
+        "wrong_plan": pct(sum(s.wrong_plan for s in scored), n),
+        "asked": pct(sum(s.asked for s in scored), n),
+        "asked_on_ask": pct(sum(s.asked for s in asks), len(asks)),
+        "asked_needlessly": pct(sum(s.asked for s in others), len(others)),
+        "impossible_recognised": pct(sum(s.answer == IMPOSSIBLE for s in impossible), len(impossible)),
+        "seconds_p50": percentile(with_planner, 0.5) if n else None,
+        "seconds_p95": percentile(with_planner, 0.95) if n else None,
+        "seconds_no_planner_p50": percentile(without, 0.5) if n else None,
+        "seconds_no_planner_p95": percentile(without, 0.95) if n else None,
+        "prompt_tokens": statistics.fmean(s.prompt_tokens for s in scored) if n else None,
+        "completion_tokens": statistics.fmean(s.completion_tokens for s in scored) if n else None,
+    }
+
+
+_ABOUT = {
+    "goal_right": ("%", "cases whose goal is the gold goal (same_goal; satisfied: or said so; ask/impossible: the "
+                        "pipeline asked back / said it cannot be done)"),
+    "plan_right": ("%", "cases whose accepted plan, run in the full state, reaches the gold goal (ask/impossible: "
+                        "as goal right)"),
+    "wrong_plan": ("%", "cases with a plan that runs in the full state but does something else"),
+    "asked": ("%", "cases the pipeline asked back on"),
+    "asked_on_ask": ("%", "ask cases (several things fit) the pipeline asked back on"),
+    "asked_needlessly": ("%", "other cases the pipeline asked back on"),
+    "impossible_recognised": ("%", "impossible cases the pipeline said it cannot do"),
+    "seconds_p50": ("s", "seconds from request to plan (retrieval, goal, planner, validation, expansions), median"),
+    "seconds_p95": ("s", "seconds from request to plan, 95th percentile"),
+    "seconds_no_planner_p50": ("s", "seconds from request to plan without the planner's own seconds, median"),
+    "seconds_no_planner_p95": ("s", "seconds from request to plan without the planner's, 95th percentile"),
+    "prompt_tokens": ("tokens", "prompt tokens per request (all calls)"),
+    "completion_tokens": ("tokens", "completion tokens per request (all calls)"),
+}
+_PER_CATEGORY = ("goal_right", "plan_right", "wrong_plan", "asked")
+
+
+def metrics(tag: str, scored: Sequence[Scored], *, simulated: bool, about: str) -> Iterator[Metric]:
+    """Metric rows of one run: overall (every number), then per category (the accuracy numbers; the goal_right
+    row's notes give the count and times)."""
+    overall = summary(scored)
+    for key, (unit, text) in _ABOUT.items():
+        value = overall[key]
+        if value is None:  # e.g. no ask case among those run: no row rather than a made-up number
+            continue
+        target = None if simulated else TARGETS.get(key)
+        notes = text + ("; simulated LLM: not evidence of accuracy" if simulated else "")
+        if key == "goal_right":
+            notes = f"{text}; {overall['cases']} case(s); {SIMULATED_NOTE + '; ' if simulated else ''}{about}"
+        yield Metric(f"{tag}_{key}", value, unit, *(target or (None, None)), notes=notes)
+    for category in CATEGORIES:
+        group = [s for s in scored if category in s.case.categories]
+        if not group:
+            continue
+        numbers = summary(group)
+        extra = (f"{numbers['cases']} case(s); p50 {numbers['seconds_p50']:.2f} s (without the planner "
+                 f"{numbers['seconds_no_planner_p50']:.2f} s)" + ("; simulated LLM" if simulated else ""))
+        for key in _PER_CATEGORY:
+            yield Metric(f"{tag}_cat:{category}_{key}", numbers[key], "%", notes=extra if key == "goal_right" else "")
+
+
+# ---- the suite --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Options:
+    split: str
+    retrievals: tuple[str, ...]
+    llms: tuple[str, ...]
+    ids: tuple[str, ...]
+    planner: str
+    timeout_s: float
+    cases_out: Path | None
+
+
+def _listed(env: dict[str, str], key: str, default: str, valid: Sequence[str]) -> tuple[str, ...]:
+    values = tuple(x.strip() for x in env.get(key, default).split(",") if x.strip())
+    if not values or not set(values) <= set(valid):
+        raise L3mpError(f"{key}={env.get(key)!r}: use one or more of {', '.join(valid)} (comma-separated)")
+    return values
+
+
+def options(quick: bool, env: dict[str, str] | None = None) -> Options:
+    """The run's options from the environment (see the module docstring); L3mpError on a bad value."""
+    from l3mp.planning.planner import PLANNERS
+
+    env = dict(os.environ) if env is None else env
+    split = env.get(ENV_SPLIT, "").strip() or ("all" if quick else "test")
+    if split not in (*SPLITS, "all"):
+        raise L3mpError(f"{ENV_SPLIT}={split!r}: use dev, test or all")
+    retrievals = _listed(env, ENV_RETRIEVAL, "search", RETRIEVALS)
+    llms = _listed(env, ENV_LLMS, "simulated" if quick else "configured,simulated", ("configured", "simulated"))
+    ids = tuple(x.strip() for x in env.get(ENV_IDS, "").split(",") if x.strip())
+    planner = env.get(ENV_PLANNER, "").strip() or "lapkt"
+    if planner not in PLANNERS:
+        raise L3mpError(f"{ENV_PLANNER}={planner!r}: use one of {', '.join(PLANNERS)}")
+    try:
+        timeout_s = float(env.get(ENV_TIMEOUT, "").strip() or 30)
+    except ValueError:
+        raise L3mpError(f"{ENV_TIMEOUT}={env.get(ENV_TIMEOUT)!r}: seconds, a number") from None
+    if timeout_s <= 0:
+        raise L3mpError(f"{ENV_TIMEOUT}={timeout_s:g}: must be positive")
+    out = env.get(ENV_CASES, "").strip()
+    cases_out = Path(out) if out else (None if quick else DEFAULT_CASES_OUT)
+    return Options(split, retrievals, llms, ids, planner, timeout_s, cases_out)
+
+
+def select(bench: Benchmark, opts: Options) -> list[GoalCase]:
+    if not opts.ids:
+        return bench.split(opts.split)
+    unknown = set(opts.ids) - {c.id for c in bench.cases}
+    if unknown:
+        raise L3mpError(f"{ENV_IDS}: unknown case id(s) {', '.join(sorted(unknown))}")
+    return [c for c in bench.cases if c.id in opts.ids]
 
 
 @register("goals")
 def goal_suite(quick: bool) -> Iterator[Metric]:
-    """Each variant (no example, worked examples) writes a goal for every task; a goal succeeds when the plan
-    LAPKT makes for it in the full state also reaches the gold goal (validated there)."""
+    """Every selected case, for every LLM and retrieval mode (see the module docstring)."""
+    opts = options(quick)
+    cases = select(load_benchmark(), opts)
+    split = "ids" if opts.ids else opts.split
+    test_details: dict[str, list[dict]] = {}
+    for which in opts.llms:
+        try:
+            llm, name = _make_llm(which)
+        except L3mpError as exc:
+            yield error_metric(f"{which}_error", exc)
+            continue
+        try:
+            for retrieval in opts.retrievals:
+                tag = f"{'simulated' if which == 'simulated' else 'llm'}_{retrieval}_{split}"
+                scored = []
+                for case in cases:
+                    scored.append(run_case(case, llm, retrieval, planner=opts.planner, timeout_s=opts.timeout_s))
+                    last = scored[-1]
+                    print(f"    {case.id}: {last.answer}, goal {'right' if last.goal_right else 'wrong'}, plan "
+                          f"{'right' if last.plan_right else 'wrong'}", file=sys.stderr, flush=True)
+                about = f"{name}, retrieval {retrieval}, planner {opts.planner}, split {split}"
+                yield from metrics(tag, scored, simulated=which == "simulated", about=about)
+                yield from _details(tag, scored, opts, test_details)
+        finally:
+            llm.close()
+    if test_details and opts.cases_out is not None:
+        document = {"note": "per-case results of the TEST split of l3mp bench goals; report, do not tune on them",
+                    "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "quick": quick,
+                    "runs": test_details}
+        opts.cases_out.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(opts.cases_out, json.dumps(document, indent=1) + "\n")
+
+
+def _details(tag: str, scored: Sequence[Scored], opts: Options, test_details: dict[str, list[dict]]
+             ) -> Iterator[Metric]:
+    """DEV per-case details as a row; TEST ones kept for the cases file (apart, so nobody tunes on them)."""
+    dev = [s.to_json() for s in scored if s.case.split == "dev"]
+    if dev:
+        yield Metric(f"{tag}_dev_cases", len(dev), "cases",
+                     notes="per-case details of the DEV split: " + json.dumps(dev, separators=(",", ":")))
+    test = [s.to_json() for s in scored if s.case.split == "test"]
+    if test:
+        test_details[tag] = test
+        where = str(opts.cases_out) if opts.cases_out else f"not saved (set {ENV_CASES})"
+        yield Metric(f"{tag}_test_cases", len(test), "cases", notes=f"per-case details of the TEST split: {where}")
+
+
+def _make_llm(which: str) -> tuple[Any, str]:
+    if which == "simulated":
+        module = simulated_llm_module()
+        llm = module.SimulatedLLM(household(), module.ErrorModel(), seed=0)
+        return llm, llm.name
     from l3mp.llm.factory import make_llm
     from l3mp.llm.settings import LLMSettings
 
-    domain = Domain.from_file(domain_path("household"))
-    graph = house_graph(SEED, SCALE)
-    tasks = [t for t in TASKS if not quick or t.name in QUICK_TASKS]
     settings = LLMSettings.from_sources(overrides={"cache": False})
-    llm = make_llm(settings)
-    try:
-        for examples in (False, True):
-            tag = "examples" if examples else "no_example"
-            try:
-                judged = [judge(domain, graph, llm, task, examples=examples) for task in tasks]
-            except L3mpError as exc:
-                yield error_metric(f"goal_{tag}_error", exc)
-                continue
-            yield from _metrics(tag, judged, settings.name)
-    finally:
-        llm.close()
-
-
-def judge(domain: Domain, graph: WorldGraph, llm: LLM, task: GoalTask, *, examples: bool) -> Judged:
-    """Generate the goal of `task` and compare it with the gold goal (exactly, and by plan success)."""
-    retrieved = assemble("search", graph, domain, task.seeds, 1, {})
-    start = time.perf_counter()
-    result = GoalGenerator(llm, domain, examples=examples).generate(task.text, graph, retrieved,
-                                                                     ledger=TokenLedger())
-    seconds = time.perf_counter() - start
-    if result.goal_pddl is None:
-        return Judged(task, None, False, False, seconds, f"no goal: {result.reason}")
-    exact = same_goal(domain, graph, result.goal_pddl, task.gold)
-    outcome = plan(full_state_problem(domain, graph, result.goal_pddl), timeout_s=60)
-    if not outcome.solved:
-        return Judged(task, result.goal_pddl, exact, False, seconds, f"no plan for it: {outcome.message}")
-    check = validate_plan(domain, graph, outcome.plan, task.gold)
-    why = "its plan reaches the gold goal" if check.valid else f"its plan misses the gold goal: {check.message}"
-    return Judged(task, result.goal_pddl, exact, check.valid, seconds, why)
-
-
-def _metrics(tag: str, judged: list[Judged], llm_name: str) -> Iterator[Metric]:
-    total = len(judged)
-    success = sum(j.success for j in judged)
-    exact = sum(j.exact for j in judged)
-    details = "; ".join(f"{j.task.name}: {'OK' if j.success else 'FAIL'} {j.goal or '-'} ({j.why})" for j in judged)
-    yield Metric(f"goal_success_{tag}", 100 * success / total, "%",
-                 notes=f"{success}/{total} goals whose full-state plan reaches the gold goal; {llm_name}; {details}")
-    yield Metric(f"goal_exact_{tag}", 100 * exact / total, "%",
-                 notes=f"{exact}/{total} goals with exactly the gold goal's conjuncts")
-    yield Metric(f"goal_seconds_{tag}", statistics.fmean(j.seconds for j in judged), "s",
-                 notes="mean time of one goal generation (all attempts)")
+    return make_llm(settings), settings.name

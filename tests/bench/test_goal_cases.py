@@ -1,0 +1,179 @@
+"""The hand-written request benchmark (l3mp/bench/cases/goals.yaml) is well-formed and right about its houses.
+
+No LLM: every gold goal is checked against its generated house (after the case's perception changes) with the
+project's goal parser, planner (LAPKT) and validator; what a case says cannot be planned is proved so with
+Fast Downward (LAPKT does not prove a goal unreachable, it searches until its time is up).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import cache
+
+import pytest
+
+from l3mp.bench import update_suite
+from l3mp.bench.goal_suite import (
+    CATEGORIES,
+    GOLD,
+    SPLITS,
+    GoalCase,
+    case_world,
+    cases_resource,
+    house_of,
+    load_benchmark,
+)
+from l3mp.bench.update_suite import household
+from l3mp.errors import ProblemError
+from l3mp.planning.goal import WILDCARD, assemble_goal, parse_goal
+from l3mp.planning.planner import plan
+from l3mp.planning.problem import full_state_problem
+from l3mp.planning.validate import validate_plan
+from l3mp.world.graph import WorldGraph
+
+BENCH = load_benchmark()
+WITH_GOAL = [c for c in BENCH.cases if c.outcome in ("goal", "satisfied")]
+ASK = [c for c in BENCH.cases if c.outcome == "ask"]
+IMPOSSIBLE = [c for c in BENCH.cases if c.outcome == "impossible"]
+MOVED = [c for c in BENCH.cases if c.before]
+GROUND_TRUE = {"goal": False, "satisfied": True}
+"""Whether the gold goal of each outcome already holds in the house."""
+
+
+@cache
+def world_graph(case_id: str) -> WorldGraph:
+    """The case's full state: its house with its perception changes applied (verified)."""
+    return case_world(next(c for c in BENCH.cases if c.id == case_id)).graph
+
+
+def holds(graph: WorldGraph, goal: str) -> bool:
+    return validate_plan(household(), graph, [], goal).valid
+
+
+def label(graph: WorldGraph, name: str) -> str:
+    return str(graph.entity_attrs(name).get("label") or name.replace("_", " ")).lower()
+
+
+def named(case: GoalCase) -> set[str]:
+    """Every entity a case's gold and changes name (an impossible case's reading may name what is absent)."""
+    literals = [*case.goal, *(lit for form in case.also for lit in form)]
+    if case.outcome == "ask":
+        literals += case.reading_for(case.candidates[0])
+    names = {a for lit in literals for a in lit.args if not a.startswith(WILDCARD)}
+    names |= {a for change in case.before for fact in (*change.remove, *change.add) for a in fact.args}
+    return names | set(case.candidates) | ({case.speaker} if case.speaker else set())
+
+
+def test_the_cases_file_is_package_data():
+    assert cases_resource().is_file()
+
+
+def test_ids_are_unique_and_the_splits_are_the_updates_benchmarks_houses():
+    ids = [c.id for c in BENCH.cases]
+    assert len(ids) == len(set(ids)), [i for i, n in Counter(ids).items() if n > 1]
+    updates = update_suite.load_benchmark()
+    for split in SPLITS:
+        seeds = {c.seed for c in BENCH.split(split)}
+        assert seeds == {c.seed for c in updates.split(split)}, split
+        assert all(c.id.startswith(split[0]) for c in BENCH.split(split))
+
+
+def test_counts_outcomes_and_category_coverage():
+    dev, test = BENCH.split("dev"), BENCH.split("test")
+    assert len(BENCH.cases) >= 80
+    assert 0.30 <= len(dev) / len(BENCH.cases) <= 0.40, f"DEV is {len(dev) / len(BENCH.cases):.0%} of the cases"
+    for split, cases, least in (("dev", dev, 1), ("test", test, 2)):
+        counts = Counter(cat for c in cases for cat in c.categories)
+        thin = {cat: counts[cat] for cat in CATEGORIES if counts[cat] < least}
+        assert not thin, f"{split}: categories with fewer than {least} cases: {thin}"
+        outcomes = Counter(c.outcome for c in cases)
+        assert all(outcomes[o] >= 2 for o in GOLD), (split, outcomes)
+        per_house = Counter(c.house for c in cases)
+        assert min(per_house.values()) >= 15, (split, per_house)
+
+
+def test_categories_say_what_the_gold_and_the_case_are():
+    for case in BENCH.cases:
+        cats = set(case.categories)
+        assert (case.outcome == "ask") == ("ambiguous" in cats), case.id
+        assert (case.outcome == "impossible") == ("impossible" in cats), case.id
+        assert (case.outcome == "satisfied") == ("satisfied" in cats), case.id
+        assert (case.speaker is not None) == ("speaker" in cats), case.id
+        assert bool(case.before) == ("moved" in cats), case.id
+        if "two_goals" in cats:
+            assert len(case.goal) >= 2, case.id
+        if "quantified" in cats and case.outcome in ("goal", "satisfied"):
+            assert len(case.goal) >= 2 or any(WILDCARD in a for lit in case.goal for a in lit.args), case.id
+
+
+@pytest.mark.parametrize("case", BENCH.cases, ids=lambda c: c.id)
+def test_names_exist_with_fitting_types_and_changes_verify(case):
+    graph = world_graph(case.id)  # builds the world: every perception change verified and applied
+    for change in case.before:
+        assert all(graph.has_fact(f) for f in change.add), f"{case.id}: a change was not applied as given"
+    missing = {n for n in named(case) if not graph.has_entity(n)}
+    assert not missing, f"{case.id}: {sorted(missing)} not in house {case.house}"
+    if case.speaker:
+        assert graph.entity_type(case.speaker) == "person", case.id
+    for goal in case.gold_goals():
+        parse_goal(household(), goal, graph=graph)  # predicates, arities, types: ProblemError otherwise
+
+
+@pytest.mark.parametrize("case", WITH_GOAL, ids=lambda c: c.id)
+def test_every_gold_goal_is_reachable_and_not_yet_true_unless_satisfied(case):
+    domain, graph = household(), world_graph(case.id)
+    gold = case.gold_goal
+    assert holds(graph, gold) == GROUND_TRUE[case.outcome], f"{case.id}: holds now is not {case.outcome}"
+    outcome = plan(full_state_problem(domain, graph, gold), timeout_s=60)
+    assert outcome.solved, f"{case.id}: {outcome.message}"
+    assert validate_plan(domain, graph, outcome.plan, gold).valid, case.id
+    for other in case.gold_goals()[1:]:
+        assert validate_plan(domain, graph, outcome.plan, other).valid, f"{case.id}: the gold plan misses {other}"
+        assert holds(graph, other) == GROUND_TRUE[case.outcome], case.id
+
+
+@pytest.mark.parametrize("case", ASK, ids=lambda c: c.id)
+def test_an_ask_case_has_every_fitting_candidate_and_at_least_two(case):
+    domain, graph = household(), world_graph(case.id)
+    types = {graph.entity_type(c) for c in case.candidates}
+    assert len(case.candidates) >= 2 and len(types) == 1, case.id
+    for candidate in case.candidates:
+        assert all(w in label(graph, candidate) for w in case.words), f"{case.id}: {candidate} is no {case.words}"
+        goal = assemble_goal(case.reading_for(candidate))
+        assert not holds(graph, goal), f"{case.id}: {goal} holds already"
+        outcome = plan(full_state_problem(domain, graph, goal), timeout_s=60)
+        assert outcome.solved and validate_plan(domain, graph, outcome.plan, goal).valid, f"{case.id}: {goal}"
+    fitting = {n for n in graph.entities() if graph.entity_type(n) in types
+               and all(w in label(graph, n) for w in case.words)
+               and not holds(graph, assemble_goal(case.reading_for(n)))}
+    assert fitting == set(case.candidates), f"{case.id}: the things that fit are {sorted(fitting)}"
+
+
+@pytest.mark.parametrize("case", IMPOSSIBLE, ids=lambda c: c.id)
+def test_an_impossible_case_cannot_be_planned_or_names_what_is_absent(case):
+    domain, graph = household(), world_graph(case.id)
+    assert case.reading or case.absent, f"{case.id}: give a reading or what is absent, to check"
+    for phrase in case.absent:
+        words = phrase.lower().split()
+        there = [n for n in graph.entities() if all(w in f"{label(graph, n)} {n}" for w in words)]
+        assert not there, f"{case.id}: {phrase!r} is in the house: {there}"
+    if case.reading:
+        goal = assemble_goal(case.reading)
+        try:
+            parse_goal(domain, goal, graph=graph)
+        except ProblemError:
+            return
+        outcome = plan(full_state_problem(domain, graph, goal), planner="fast-downward", timeout_s=60)
+        assert outcome.status == "unsolvable", f"{case.id}: {goal} is {outcome.status}"
+
+
+@pytest.mark.parametrize("case", MOVED, ids=lambda c: c.id)
+def test_the_changes_before_a_request_matter_to_its_plan(case):
+    domain, before, after = household(), house_of(case), world_graph(case.id)
+    gold = case.gold_goal
+    assert gold is not None, case.id
+    if holds(before, gold):
+        return  # e.g. "put it back": done before the change, not after it
+    old = plan(full_state_problem(domain, before, gold), timeout_s=60)
+    assert old.solved and not validate_plan(domain, after, old.plan, gold).valid, \
+        f"{case.id}: the plan made before the changes still works after them"

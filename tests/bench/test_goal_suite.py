@@ -1,0 +1,205 @@
+"""The ``goals`` benchmark suite: its scoring of real `TaskPlanner` results, its rows and its options.
+
+The LLM is the simulated one (a test tool that answers from the oracle it is given, here without injected errors):
+told the gold goal it writes the gold goal; told another goal it writes that one. A pipeline answer the planner
+cannot give yet (asked back, impossible, already satisfied) is a `PlanResult` with an ``outcome``, as the lead's
+pipeline will return it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+import yaml
+
+from l3mp.bench.goal_suite import (
+    ASKED,
+    ENV_CASES,
+    ENV_IDS,
+    ENV_LLMS,
+    ENV_PLANNER,
+    ENV_RETRIEVAL,
+    ENV_SPLIT,
+    ENV_TIMEOUT,
+    IMPOSSIBLE,
+    NO_GOAL,
+    PLANNED,
+    SATISFIED,
+    case_world,
+    literal_of,
+    load_benchmark,
+    options,
+    request,
+    result_outcome,
+    run_case,
+    score,
+    simulated_llm_module,
+    summary,
+)
+from l3mp.bench.update_suite import household
+from l3mp.errors import FormatError, L3mpError
+from l3mp.planning.goal import Literal
+from l3mp.planning.pipeline import PlanResult
+from tests.bench.support import quick_suite
+
+BENCH = {c.id: c for c in load_benchmark().cases}
+
+
+def llm():
+    module = simulated_llm_module()
+    return module.SimulatedLLM(household(), module.ErrorModel.parse("none"), seed=0)
+
+
+@dataclass
+class AnsweredResult(PlanResult):
+    """A `PlanResult` that carries the pipeline's own answer (what `result_outcome` reads first)."""
+
+    outcome: str = ""
+    question: str | None = None
+
+
+def answered(case_id: str, outcome: str, **fields) -> tuple:
+    case = BENCH[case_id]
+    return case, case_world(case).graph, AnsweredResult(case.text, "invalid_goal", outcome=outcome, **fields)
+
+
+def test_the_gold_goal_planned_is_right_on_both_counts():
+    scored = run_case(BENCH["d21-08"], llm())  # two goals: a book taken from Jessica to the shelf, a lamp off
+    assert scored.answer == PLANNED and scored.goal_right and scored.plan_right and not scored.wrong_plan
+    assert scored.plan and any(step.startswith("(take_from_person") for step in scored.plan)
+    assert scored.prompt_tokens > 0 and scored.completion_tokens > 0
+    assert scored.seconds >= scored.planner_seconds > 0
+
+
+def test_an_equivalent_form_counts_as_the_gold_goal():
+    case = BENCH["d23-16"]  # all the lights in living room 2: both named, or only the one that is on
+    scored = run_case(case, llm(), oracle_goal=case.also[0])
+    assert scored.goal == "(and (not (light_on floor_lamp_1)))"
+    assert scored.goal_right and scored.plan_right and not scored.wrong_plan
+
+
+def test_another_goal_planned_is_a_wrong_plan():
+    case = BENCH["d21-01"]  # Sarah wants the banana; the LLM says Jessica
+    scored = run_case(case, llm(), oracle_goal=(Literal("has", ("jessica", "ripe_banana_1"), False),))
+    assert scored.answer == PLANNED and scored.goal == "(and (has jessica ripe_banana_1))"
+    assert not scored.goal_right and not scored.plan_right and scored.wrong_plan
+    numbers = summary([scored])
+    assert (numbers["goal_right"], numbers["plan_right"], numbers["wrong_plan"], numbers["asked"]) == (0, 0, 100, 0)
+    assert numbers["asked_on_ask"] is None and numbers["impossible_recognised"] is None
+
+
+def test_a_goal_right_but_a_plan_that_misses_it_is_goal_right_only():
+    case = BENCH["d21-12"]  # "turn off the overhead light in bedroom 1, but leave the bedside lamp on"
+    off = literal_of("(not (light_on overhead_light_3))")
+    scored = run_case(case, llm(), oracle_goal=(off,))
+    assert not scored.goal_right  # the lamp to keep on is part of the gold goal
+    assert scored.plan_right  # a plan for the light alone leaves the lamp on
+
+
+def test_planning_a_candidate_of_an_ask_case_is_wrong():
+    scored = run_case(BENCH["d21-04"], llm())  # the simulated LLM answers for the first ringing phone
+    assert scored.answer == PLANNED and scored.goal == "(and (not (ringing blue_cordless_phone_1)))"
+    assert not scored.goal_right and not scored.plan_right and scored.wrong_plan and not scored.asked
+
+
+def test_an_impossible_case_planned_anyway_is_wrong_and_a_failure_is_not_recognition():
+    scored = run_case(BENCH["d21-11"], llm())  # "the TV in the kitchen": the reading's TV is not in the house
+    assert scored.answer == PLANNED and scored.wrong_plan and not scored.goal_right
+    satisfied = run_case(BENCH["d21-09"], llm())  # the fridge is closed: today's pipeline finds no goal
+    assert satisfied.answer == NO_GOAL and satisfied.status == "invalid_goal"
+    assert not satisfied.goal_right and not satisfied.plan_right and not satisfied.wrong_plan
+    assert summary([satisfied])["impossible_recognised"] is None
+
+
+def test_the_pipelines_own_answers_are_scored_against_the_gold_outcome():
+    ask = score(*answered("d21-04", ASKED, question="Which phone, the blue cordless phone or the smartphone?"), 1.0)
+    assert ask.asked and ask.goal_right and ask.plan_right and not ask.wrong_plan
+    assert ask.question and ask.to_json()["question"] == ask.question
+    needless = score(*answered("d21-03", ASKED), 1.0)
+    assert needless.asked and not needless.goal_right
+    impossible = score(*answered("d21-11", IMPOSSIBLE), 1.0)
+    assert impossible.goal_right and impossible.plan_right
+    satisfied = score(*answered("d21-09", SATISFIED), 1.0)
+    assert satisfied.goal_right and satisfied.plan_right
+    numbers = summary([ask, needless, impossible, satisfied])
+    assert numbers["asked"] == 50 and numbers["asked_on_ask"] == 100
+    assert numbers["asked_needlessly"] == pytest.approx(100 / 3) and numbers["impossible_recognised"] == 100
+    assert numbers["goal_right"] == 75
+
+
+def test_result_outcome_reads_the_answer_or_the_status():
+    case = BENCH["d21-03"]
+    assert result_outcome(AnsweredResult(case.text, "invalid_goal", outcome=ASKED)) == ASKED
+    assert result_outcome(PlanResult(case.text, "invalid_goal")) == NO_GOAL
+    assert result_outcome(PlanResult(case.text, "timeout", goal="(and (tv_on tv_1))")) == "no_plan"
+    assert result_outcome(AnsweredResult(case.text, "error", outcome="made-up")) == NO_GOAL
+
+
+def test_the_speaker_is_a_keyword_or_said_in_the_text():
+    case = BENCH["d21-01"]
+    assert request(case, True) == (case.text, {"speaker": "sarah"})
+    assert request(case, False) == (f'Sarah says: "{case.text}"', {})
+    assert request(BENCH["d21-03"], False) == (BENCH["d21-03"].text, {})
+
+
+def test_literals_are_read_in_the_three_forms_and_nothing_else():
+    assert literal_of("(on  book_1 shelf_1 )") == Literal("on", ("book_1", "shelf_1"), False)
+    assert literal_of("(not (light_on lamp_1))") == Literal("light_on", ("lamp_1",), True)
+    assert literal_of("(forall (?l - light) (not (light_on ?l)))") == Literal("light_on", ("ALL_light",), True)
+    for bad in ("(and (a b))", "light_on lamp_1", "(light_on ?y)", "(not (light_on (lamp_1)))"):
+        with pytest.raises(FormatError):
+            literal_of(bad)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"gold": {"outcome": "goal"}}, "goal: a non-empty list"),
+    ({"gold": {"outcome": "ask", "reading": ["(tv_on ?x)"], "words": ["tv"], "candidates": ["tv_1"]}},
+     "at least two candidates"),
+    ({"gold": {"outcome": "impossible", "absent": ["oven"]}}, "says why"),
+    ({"gold": {"outcome": "goal", "goal": ["(tv_on tv_1)"], "why": "x"}}, "takes only"),
+    ({"before": [{"move": []}]}, "before: a change"),
+    ({"split": "train"}, "split must be"),
+    ({"categories": ["made_up"]}, "categories must be"),
+])
+def test_a_malformed_case_is_a_format_error_naming_it(tmp_path, change, message):
+    case = {"id": "x-01", "split": "dev", "house": "h", "categories": ["open"], "text": "Open it.",
+            "gold": {"outcome": "goal", "goal": ["(is_open fridge_1)"]}, **change}
+    path = tmp_path / "goals.yaml"
+    path.write_text(yaml.safe_dump({"houses": {"h": 21}, "cases": [case]}), encoding="utf-8")
+    with pytest.raises(FormatError, match=message) as error:
+        load_benchmark(path)
+    assert "x-01" in str(error.value)
+
+
+def test_options_come_from_the_environment_and_bad_values_are_errors():
+    quick = options(True, {})
+    assert (quick.split, quick.llms, quick.retrievals, quick.planner, quick.cases_out) == (
+        "all", ("simulated",), ("search",), "lapkt", None)
+    full = options(False, {ENV_RETRIEVAL: "full,search", ENV_TIMEOUT: "5", ENV_PLANNER: "fast-downward"})
+    assert (full.split, full.llms, full.retrievals, full.timeout_s, full.planner) == (
+        "test", ("configured", "simulated"), ("full", "search"), 5.0, "fast-downward")
+    for env in ({ENV_SPLIT: "train"}, {ENV_LLMS: "gpt"}, {ENV_RETRIEVAL: "R^S"}, {ENV_TIMEOUT: "soon"},
+                {ENV_TIMEOUT: "0"}, {ENV_PLANNER: "pyperplan"}):
+        with pytest.raises(L3mpError):
+            options(False, env)
+
+
+@pytest.mark.slow
+def test_the_quick_suite_reports_rows_overall_and_per_category(tmp_path, monkeypatch):
+    monkeypatch.setenv(ENV_IDS, "d21-04,d21-13,t04-12")
+    monkeypatch.setenv(ENV_CASES, str(tmp_path / "cases.json"))
+    rows = quick_suite("goals", tmp_path)
+    tag = "simulated_search_ids"
+    for key in ("goal_right", "plan_right", "wrong_plan", "asked", "asked_on_ask", "asked_needlessly",
+                "impossible_recognised", "seconds_p50", "seconds_p95", "seconds_no_planner_p50",
+                "seconds_no_planner_p95", "prompt_tokens", "completion_tokens"):
+        assert f"{tag}_{key}" in rows, key
+        assert rows[f"{tag}_{key}"]["target"] is None  # a simulated LLM is never held to the targets
+    assert "SIMULATED LLM" in rows[f"{tag}_goal_right"]["notes"] and "3 case(s)" in rows[f"{tag}_goal_right"]["notes"]
+    assert rows[f"{tag}_asked_on_ask"]["value"] == 0  # today's pipeline never asks back
+    assert f"{tag}_cat:ambiguous_goal_right" in rows and f"{tag}_cat:moved_plan_right" in rows
+    assert rows[f"{tag}_dev_cases"]["value"] == 2 and '"id":"d21-13"' in rows[f"{tag}_dev_cases"]["notes"]
+    assert rows[f"{tag}_test_cases"]["value"] == 1
+    saved = (tmp_path / "cases.json").read_text(encoding="utf-8")
+    assert '"t04-12"' in saved and "d21-13" not in saved
