@@ -124,9 +124,10 @@
     :precondition (and (at ?a ?t) (toggleable ?t) (toggled_on ?t))
     :effect (not (toggled_on ?t)))
 
+  ; AI2-THOR slices a thing where it lies, with a knife in hand
   (:action slice
-    :parameters (?a - agent ?f - item ?k - blade)
-    :precondition (and (at ?a ?f) (holding ?a ?k) (sliceable ?f) (not (sliced ?f)))
+    :parameters (?a - agent ?f - item ?k - blade ?r - thing)
+    :precondition (and (at ?a ?f) (in ?f ?r) (holding ?a ?k) (sliceable ?f) (not (sliced ?f)))
     :effect (sliced ?f))
 
   ; put the held item in a basin, run its faucet, turn it off, pick the item up: clean, and full of water

@@ -125,9 +125,9 @@ class ThorExecutor:
         return None
 
     def _pose(self, name: str) -> Pose | None:
-        object_id = self._perception.namer.object_id(name)
-        objects = {o["objectId"]: o for o in self._controller.last_event.metadata["objects"]}
-        return self._poses.pose(objects[object_id]) if object_id in objects else None
+        """The interaction pose of an entity where the agent last saw it (None if never seen)."""
+        seen = self._perception.seen_as(name)
+        return None if seen is None else self._poses.pose(seen)
 
     def _perceive(self, event: Any, *, survey: bool = False) -> None:
         observation = self._perception.observe(event.metadata, self._world.graph, at=self._at, survey=survey)

@@ -7,7 +7,8 @@ empty hand, a closed or full receptacle, an object that cannot be opened, toggle
 real ``ai2thor.server.Event``. Physics is approximated, and said so: an object is visible when it is within the
 visibility distance and the agent's 90-degree field of view and not shut in a closed receptacle (no occlusion
 by other objects); a receptacle is full when the floor area of what it holds leaves no room for the held
-object's footprint; slicing leaves the whole object (``isSliced``) and adds its pieces in the same place.
+object's footprint (appliances such as a coffee machine take one object); slicing leaves the whole object
+(``isSliced``) and adds its pieces in the same place.
 It is never used with a real AI2-THOR build (see `l3mp.thor.controller`).
 """
 
@@ -30,6 +31,9 @@ HALF_FIELD_OF_VIEW_DEG = 45.0
 SCREEN = 300
 PIECES = {"Egg": ("EggCracked", 1)}
 DEFAULT_PIECES = 3
+SINGLE_SLOT = frozenset({"CoffeeMachine", "Toaster", "StoveBurner", "ToiletPaperHanger", "TowelHolder",
+                         "HandTowelHolder"})
+"""Receptacles with room for one object whatever its size (a coffee machine takes one cup)."""
 """Pieces a slice makes (the Unity build makes its own number; ``<Type>Sliced``, an egg cracks)."""
 
 
@@ -112,7 +116,8 @@ class MetadataController:
             raise ActionFailed(f"{receptacle['objectId']} is not a receptacle")
         if receptacle["openable"] and not receptacle["isOpen"]:
             raise ActionFailed(f"{receptacle['objectId']} is closed; open it first")
-        if _footprint(held) > self._free_area(receptacle):
+        if _footprint(held) > self._free_area(receptacle) or (
+                receptacle["objectType"] in SINGLE_SLOT and self._contents(receptacle)):
             raise ActionFailed(f"No valid positions to place object found: {receptacle['objectId']} is full")
         self._place(held, receptacle)
         self._held = None

@@ -4,7 +4,8 @@ Visibility-aware: a batch speaks only of what the agent sees in the event (objec
 set, what it holds, what a receptacle it sees in the open holds) and of the agent itself; every other object
 keeps the state the belief has for it. Incremental: for each seen object the batch holds only the facts that
 differ from the belief (true ones to add, false ones to drop), and an entity only the first time its object is
-seen or named by a seen fact. `last_seen` records, per entity, the step and batch in which it was last seen.
+seen or named by a seen fact. Not seeing a thing from its own interaction pose denies where the belief put it.
+`last_seen` records, per entity, the step and batch in which it was last seen.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ class ThorPerception:
         self.namer = Namer(domain)
         self._step = 0
         self._last_seen: dict[str, Sighting] = {}
+        self._seen_as: dict[str, dict] = {}
 
     @property
     def agent(self) -> str:
@@ -73,6 +75,10 @@ class ThorPerception:
     def last_seen(self) -> dict[str, Sighting]:
         """Entity name -> when it was last seen (entities never seen are absent)."""
         return dict(self._last_seen)
+
+    def seen_as(self, name: str) -> dict | None:
+        """An entity's object metadata as last seen (None if never seen): where the agent believes it is."""
+        return self._seen_as.get(name)
 
     def observe(self, metadata: Mapping[str, Any], belief: WorldGraph, *, at: str | None,
                 survey: bool = False) -> Observation:
@@ -97,8 +103,13 @@ class ThorPerception:
                 self._emptied(facts, obj, belief, seen_names)
         decided = ("holding", "hand_empty") if at is None else ("at", "holding", "hand_empty")
         _diff(facts, self._agent_facts(held, at), _own_facts(belief, self._agent, decided))
-        for name in seen_names:
+        if at is not None and at not in seen_names:
+            for fact in _own_facts(belief, at, ("in",)):
+                facts[fact] = False
+        for obj in seen:
+            name = self.namer.name(obj["objectId"])
             self._last_seen[name] = Sighting(self._step, observation_id)
+            self._seen_as[name] = obj
         gone = [n for i, n in self.namer.names().items() if i not in by_id and belief.has_entity(n)]
         return Observation(tuple(sorted(facts.items())), self._new_entities(facts, belief, seen_names),
                            tuple(sorted(gone)), observation_id)
