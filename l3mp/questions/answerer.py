@@ -37,14 +37,14 @@ class QuestionAnswerer:
 
     def __init__(self, domain: Domain, rules: RuleSet | None = None, *, llm: LLM | None = None,
                  make_llm: Callable[[], LLM] | None = None, caps: Caps | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, symbolic: bool = True) -> None:
         """`llm` answers the questions the symbolic forms do not; or `make_llm` makes it when the first such question
         comes (the embedded server is not started for questions that need no LLM). Without either, such questions
-        are declined."""
+        are declined. `symbolic` False sends every question to the LLM loop (to measure the loop alone)."""
         self._domain = domain
         self._rules = rules if rules is not None else RuleSet.for_domain(domain)
         self._grounder = Grounder(domain, self._rules)
-        self._symbolic = Symbolic(self._grounder)
+        self._symbolic = Symbolic(self._grounder) if symbolic else None
         self._llm = llm
         self._make_llm = make_llm
         self._caps = caps or Caps()
@@ -79,7 +79,7 @@ class QuestionAnswerer:
         if answer is None:
             memory = self._memory_then(question, memory, now)
             asked = read(question, memory, self._grounder, now)
-            answer = self._symbolic.answer(asked, memory, now)
+            answer = self._symbolic.answer(asked, memory, now) if self._symbolic is not None else None
             loop = self._loop() if answer is None else None
             if loop is not None:
                 answer = loop.run(asked, memory, now)

@@ -50,6 +50,9 @@ class _Seen:
     lines: list[str] = field(default_factory=list)
     facts: dict[Fact, FactStory] = field(default_factory=dict)
     records: dict[int, ChangeRecord] = field(default_factory=dict)
+    """Records read with history_of (their changes were shown)."""
+    stamps: dict[int, ChangeRecord] = field(default_factory=dict)
+    """Records named as where a shown fact comes from (their number and time were shown)."""
     selected: list[str] | None = None
 
     def entities(self) -> set[str]:
@@ -115,6 +118,7 @@ class Loop:
         elif op == "facts_of":
             stories = memory.facts_of(entity)
             seen.facts.update((s.fact, s) for s in stories)
+            seen.stamps.update((s.seq, r) for s in stories if (r := memory.record(s.seq)) is not None)
             line = f"facts of {entity}: " + ("; ".join(_fact_words(s, now) for s in stories) or "none")
         elif op == "neighbours":
             depth = int(action.get("depth", 1))
@@ -155,7 +159,7 @@ class Loop:
             return Answer(question.text, DECLINED, question.kind, f"The memory does not say: {action.get('reason', '')}"
                           f" (what I saw last: {last})", facts=tuple(seen.facts.values())[:12], **common)
         if op == "answer_time":
-            record = seen.records[int(action["record"])]
+            record = {**seen.stamps, **seen.records}[int(action["record"])]
             return Answer(question.text, ANSWERED, question.kind, f"At {clock_words(record.time, now)} "
                           f"({because(record, now)}).", time=record.time, records=(record,), **common)
         if op == "answer_yes_no":
@@ -181,8 +185,8 @@ def _reflect(action: dict[str, Any], seen: _Seen) -> str | None:
             return "an answer names at least one entity; if nothing fits, decline"
         if unseen:
             return f"your answer names {', '.join(unseen)}, which no observation showed; look at the memory first"
-    if op == "answer_time" and int(action.get("record", 0)) not in seen.records:
-        return f"record #{action.get('record')} was not read; use history_of first"
+    if op == "answer_time" and int(action.get("record", 0)) not in {**seen.stamps, **seen.records}:
+        return f"record #{action.get('record')} was not shown; use history_of first"
     if op == "answer_count" and seen.selected is not None and int(action.get("count", -1)) != len(seen.selected):
         return f"the last selection found {len(seen.selected)}, not {action.get('count')}"
     if op == "answer_count" and seen.selected is None:
