@@ -151,7 +151,8 @@ class StoreDouble:
 
     def open(self):
         empty = SimpleNamespace(raw=lambda: [])
-        return SimpleNamespace(meta=None, snapshot=None, records=empty, last_seq=0, last_time=None, warnings=[])
+        return SimpleNamespace(meta=None, snapshot=None, snapshot_seq=0, records=empty, last_seq=0, last_time=None,
+                               warnings=[])
 
     def append(self, records) -> None:
         self.appends += 1

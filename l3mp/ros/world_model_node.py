@@ -16,7 +16,7 @@ from l3mp.domain.triplets import fact_to_triplet
 from l3mp.errors import FormatError, LLMError, StoreError
 from l3mp.ros import protocol as m
 from l3mp.ros.base import L3mpNode
-from l3mp.ros.health import ERROR, LazyLLM, age, store_writable
+from l3mp.ros.health import ERROR, OK, LazyLLM, age, store_writable
 from l3mp.ros.params import WORLD_MODEL, check_retrieval, llm_settings
 from l3mp.ros.replica import Replica, state_message
 from l3mp.ros.worker import Worker
@@ -258,7 +258,18 @@ class WorldModelNode(L3mpNode):
     # ---- health and shutdown ------------------------------------------------------------------
     def checks(self) -> dict[str, tuple[int, str]]:
         store = store_writable(self.store_path) if self.world.store is not None else (ERROR, "closed")
-        return {"llm": self.llm.status(), "store": store}
+        return {"llm": self.llm.status(), "store": store, "journal": self._journal_health()}
+
+    def _journal_health(self) -> tuple[int, str]:
+        """Damage in the store that no person has acknowledged (``l3mp store ack`` clears it while the node runs)."""
+        try:
+            damage = self.world.damage()
+        except StoreError as exc:
+            return ERROR, str(exc)
+        if not damage:
+            return OK, "no unacknowledged damage"
+        held = f"; {len(self.world.held)} record(s) held back" if self.world.held else ""
+        return ERROR, f"{len(damage)} damage report(s) not acknowledged ({damage[0].text}){held}; see 'l3mp check'"
 
     def values(self) -> dict[str, Any]:
         graph = self.world.graph

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from itertools import chain
 from typing import Any
 
 from l3mp.domain.triplets import WORLD, Fact
@@ -11,6 +12,7 @@ from l3mp.errors import StoreError
 from l3mp.world.graph import WorldGraph
 from l3mp.world.record import ChangeRecord
 from l3mp.world.store import Recovered, Store
+from l3mp.world.verify import Verifier
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,38 @@ def replay(graph: WorldGraph, records: Iterable[dict]) -> None:
     for data in records:
         net.add_record(data)
     net.apply()
+
+
+def replay_checked(graph: WorldGraph, records: Iterable[dict], *, after: int, verifier: Verifier) -> list[int]:
+    """Replay records numbered after `after` (their JSON dicts, in order; damaged ones missing) onto `graph`.
+
+    Up to the first missing number this is `replay`. After it, each record is verified against the graph first
+    (its delta may have depended on the missing record): one that still fits is applied, one that does not is
+    held back. Returns the numbers of the held records. The result depends only on the records, so every
+    recovery of the same journal gives the same graph, and records written on top of it fit again.
+    """
+    pending: list[dict] = []
+    rest = iter(records)
+
+    def until_gap() -> Iterator[dict]:
+        expected = after + 1
+        for data in rest:
+            if data["seq"] != expected:
+                pending.append(data)
+                return
+            expected += 1
+            yield data
+
+    replay(graph, until_gap())
+    held: list[int] = []
+    for data in chain(pending, rest):
+        record = ChangeRecord.from_json(data)
+        verdict = verifier.check(graph, record.delta, allow_new_entities=True)
+        if verdict.ok:
+            apply_record(graph, replace(record, delta=verdict.effective))
+        else:
+            held.append(record.seq)
+    return held
 
 
 def rebuild(recovered: Recovered) -> WorldGraph:
@@ -156,9 +190,11 @@ class _NetEffect:
 class History:
     """Queries over the records of a store: changes, past graphs, explanations."""
 
-    def __init__(self, store: Store, *, constants: Mapping[str, str] | None = None) -> None:
+    def __init__(self, store: Store, *, constants: Mapping[str, str] | None = None,
+                 verifier: Verifier | None = None) -> None:
         self.store = store
         self._constants = dict(constants or {})
+        self._verifier = verifier
 
     def changes(
         self,
@@ -182,7 +218,11 @@ class History:
         last = self.store.seq_at(time)
         graph, seq = self._base_graph(last)
         graph.add_missing_entities(self._constants)
-        replay(graph, self.store.raw_records(start_seq=seq + 1, end_seq=last))
+        records = self.store.raw_records(start_seq=seq + 1, end_seq=last)
+        if self._verifier is None:
+            replay(graph, records)
+        else:  # across damaged records as the live graph was recovered
+            replay_checked(graph, records, after=seq, verifier=self._verifier)
         return graph
 
     def _base_graph(self, last: int) -> tuple[WorldGraph, int]:

@@ -15,7 +15,8 @@ from l3mp.domain.triplets import Fact, fact_from_triplet
 from l3mp.errors import DeltaRejected, FormatError, L3mpError, StoreError
 from l3mp.world.delta import Delta, EntitySpec, parse_entities
 from l3mp.world.graph import WorldGraph
-from l3mp.world.history import History, apply_record, replay
+from l3mp.world.history import History, apply_record, replay_checked
+from l3mp.world.journal import Damage
 from l3mp.world.record import SOURCES, ChangeRecord
 from l3mp.world.store import Store
 from l3mp.world.verify import Verdict, Verifier, Violation
@@ -105,6 +106,7 @@ class WorldModel:
         self._last_seq = 0
         self._last_time = 0.0
         self._warnings: list[str] = []
+        self._held: list[int] = []
         if store is not None:
             self._recover(store)
         self._graph.add_missing_entities(self._domain.constants)
@@ -147,7 +149,7 @@ class WorldModel:
         """Queries over every change this model's store has journaled (needs a store)."""
         if self._store is None:
             raise StoreError("this world model has no store, so it keeps no history")
-        return History(self._store, constants=self._domain.constants)
+        return History(self._store, constants=self._domain.constants, verifier=self._verifier)
 
     @property
     def last_seq(self) -> int:
@@ -155,8 +157,18 @@ class WorldModel:
 
     @property
     def warnings(self) -> list[str]:
-        """Warnings from recovery (dropped torn journal tail, fallback snapshot, ...)."""
+        """Warnings from recovery (damage found, a torn journal tail cut off, a fallback snapshot, held records)."""
         return list(self._warnings)
+
+    @property
+    def held(self) -> list[int]:
+        """Numbers of readable records left out of the graph: after a damaged record they no longer fitted."""
+        return list(self._held)
+
+    def damage(self) -> list[Damage]:
+        """Damage in the store that no person has acknowledged yet (`l3mp store ack`); empty without a store."""
+        with self._lock:
+            return self._store.unacknowledged_damage() if self._store is not None else []
 
     def verify(self, delta: Delta, *, source: str, allow_new_entities: bool | None = None) -> Verdict:
         """Check a delta against the current graph without applying it."""
@@ -304,6 +316,10 @@ class WorldModel:
     def _recover(self, store: Store) -> None:
         recovered = store.open()
         meta = recovered.meta or {}
+        if not meta and recovered.last_seq:
+            store.close()
+            raise StoreError(f"{store.path / 'meta.json'} is missing, but the journal holds records "
+                             f"1..{recovered.last_seq}; restore it (it names the domain those records belong to)")
         if meta and meta.get("domain_sha256") not in (None, self._domain.sha256):
             store.close()
             raise StoreError(
@@ -318,7 +334,8 @@ class WorldModel:
             if recovered.snapshot is not None:
                 self._graph = WorldGraph.from_json(recovered.snapshot)
             self._graph.add_missing_entities(self._domain.constants)
-            replay(self._graph, recovered.records.raw())
+            self._held = replay_checked(self._graph, recovered.records.raw(), after=recovered.snapshot_seq,
+                                        verifier=self._verifier)
             if recovered.last_time is not None:
                 self._last_time = max(self._last_time, recovered.last_time)
         except (L3mpError, KeyError, ValueError) as exc:
@@ -326,9 +343,18 @@ class WorldModel:
             raise StoreError(f"store {store.path} cannot be replayed onto domain {self._domain.name}: {exc}") from exc
         self._last_seq = recovered.last_seq
         self._warnings = list(recovered.warnings)
+        if self._held:
+            self._warnings.append(f"{len(self._held)} record(s) after damaged ones no longer fit and are held back "
+                                  f"(not in the graph): {numbers_text(self._held)}; see 'l3mp store salvage'")
         for warning in self._warnings:
             log.warning("%s", warning)
 
+
+
+def numbers_text(seqs: Sequence[int], shown: int = 10) -> str:
+    """Record numbers for people: ``#4, #6`` (the first `shown`, then how many more)."""
+    text = ", ".join(f"#{n}" for n in seqs[:shown])
+    return text + (f" and {len(seqs) - shown} more" if len(seqs) > shown else "")
 
 
 def _allow_new(source: str, explicit: bool | None) -> bool:

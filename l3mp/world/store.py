@@ -10,7 +10,9 @@ A store is one directory::
     snapshot-000000010000.json    compacted graph after record 10000
     meta.json                     small JSON object (domain name and sha256, ...)
     LOCK                          flock()ed by the single writer; holds its pid
-    *.corrupt-<n>                 damaged bytes moved aside by recovery (never deleted)
+    acknowledged.json             damage a person has acknowledged (l3mp store ack)
+    *.corrupt-<n>                 a damaged snapshot moved aside by recovery (never deleted)
+    *.torn-<n>                    a torn journal tail (crash during a write) moved aside (never deleted)
 
 **Journal segments** ``journal-<seq of its first record, 12 digits>.log`` hold one change record
 per line::
@@ -20,9 +22,10 @@ per line::
 where the payload is ``ChangeRecord.to_json()`` as compact JSON (no spaces, ASCII only, key
 ``"seq"`` first) and the checksum is ``zlib.crc32`` of its bytes, so a line reads
 ``3b1f09a2 {"seq":12,"time":1763712000.25,"source":"nl",...}``. Records are numbered 1, 2, 3, ...
-without gaps across all segments, the first segment being ``journal-000000000001.log``; their times
-never decrease. Segments are never rewritten: a snapshot only starts a new one (empty until the
-next append), and old segments stay as history.
+across all segments, the first segment being ``journal-000000000001.log``; a segment holds the numbers
+from its own up to the next segment's first minus one. Times never decrease. Segments are never
+rewritten: a snapshot only starts a new one (empty until the next append), and old segments stay as
+history.
 
 **Snapshots** ``snapshot-<seq, 12 digits>.json`` are the graph after record ``seq``: a header line
 ``{"format":"l3mp.snapshot/1","seq":N,"time":T,"sha256":"<hex of payload>","size":<payload bytes>}``
@@ -30,29 +33,44 @@ then the payload, the graph JSON (``WorldGraph.to_json()``) as compact JSON, the
 written to ``*.tmp``, fsync'd, renamed into place and the directory fsync'd, so a snapshot file is
 either absent or complete. Only the newest ``keep_snapshots`` are kept.
 
-**meta.json** is written the same atomic way.
+**meta.json** is written the same atomic way; ``WorldModel`` writes it before the first record and
+refuses a journal with records but no meta.json (it says which domain the records belong to).
+
+**acknowledged.json** (``{"acknowledged": [key, ...]}``) lists the damage a person has seen
+(``l3mp store ack``); it is the only file written without the lock, and only by that command.
 
 Durability and recovery
 =======================
 
 ``append`` writes a batch of records with one ``write`` and one ``fsync``: when it returns, the
-records survive a crash. ``open`` recovers:
+records survive a crash. If the write or the fsync fails (a full disk, an I/O error), the segment is
+cut back to its last acknowledged record and the error raised; if even that fails, the next call cuts
+it first. So the store heals by itself when the cause goes away, and never needs reopening.
 
-* every segment is checked line by line: newline at the end, CRC, consecutive ``seq``. At the first
-  bad line (a torn write, a flipped bit, garbage) the rest of that segment is copied to
-  ``<segment>.corrupt-<n>`` and the segment truncated to its last good record; segments after it are
-  renamed to ``<segment>.corrupt-<n>`` as a whole. Every earlier record is kept; a warning says what
-  was moved where. The next append continues after the last good record.
+``open`` recovers (``l3mp.world.journal`` reads the segments):
+
+* every line is checked: newline at the end, CRC, a record number above the one before it. Damaged
+  lines between good records stay where they are (nothing is rewritten). When one changed byte explains
+  them (a flipped bit or byte, a newline gained or lost) they are repaired in memory, so no record is
+  lost; otherwise the numbers between the good records around them are lost, and reserved: they are
+  never given to a new record. Every good record after the damage is kept. ``Recovered.damage`` and
+  ``damage()`` list what was found; ``l3mp check`` reports it until it is acknowledged.
+* bad bytes after the last good record of the last segment that no repair explains are a torn write
+  (a crash during ``append``: never acknowledged). They are copied to ``<segment>.torn-<n>`` and the
+  segment truncated, with a warning; the next append continues after the last good record. When the
+  last segment's tail was repaired in memory, the next append starts a new segment instead.
 * the newest snapshot whose sha256 verifies and whose ``seq`` the journal covers is loaded; a
-  corrupt one (or one after the end of a damaged journal) is renamed aside with a warning and the
-  next older one used (replaying more journal); with none the whole journal is replayed. The
-  journal is the source of truth, snapshots a cache. Leftover ``*.tmp`` files are removed.
-* ``Recovered.records`` are the records after the snapshot, read lazily from disk;
-  ``l3mp.world.history.rebuild(recovered)`` turns them into the graph (the fast path).
+  damaged one is renamed to ``<name>.corrupt-<n>`` (reported as damage) and the next older one used
+  (replaying more journal); with none the whole journal is replayed. The journal is the source of
+  truth, snapshots a checkpoint: a valid snapshot after lost records makes them cost nothing in the
+  live state. Leftover ``*.tmp`` files are removed.
+* ``Recovered.records`` are the readable records after the snapshot, read lazily from disk; a gap in
+  their numbers marks lost ones. ``l3mp.world.history.replay_checked`` (used by ``WorldModel``)
+  replays them and, after a gap, verifies each record first and holds back those that no longer fit.
 
 A line whose CRC verifies was written by ``append`` from a valid ``ChangeRecord``: only a
 hand-edited file can hold such a line that is not a record, and reading it raises StoreError.
-A ``read_only`` store takes no lock and never repairs: it ignores a bad tail (a writer may be
+A ``read_only`` store takes no lock and never repairs: it ignores a torn tail (a writer may be
 in the middle of writing it) and reports it in the warnings.
 """
 
@@ -66,26 +84,24 @@ import math
 import os
 import re
 import threading
-import zlib
-from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import BinaryIO, overload
-
-import orjson
+from typing import overload
 
 from l3mp.errors import StoreError
+from l3mp.world.journal import Damage, Segment, decode_line, encode_line, scan_segment
 from l3mp.world.record import ChangeRecord
 
 SNAPSHOT_FORMAT = "l3mp.snapshot/1"
 META = "meta.json"
+ACKNOWLEDGED = "acknowledged.json"
 _SEGMENT_RE = re.compile(r"journal-(\d{12})\.log")
 _SNAPSHOT_RE = re.compile(r"snapshot-(\d{12})\.json")
+_SIDE_RE = re.compile(r".+\.corrupt-\d+")
 _encode = json.JSONEncoder(separators=(",", ":")).encode
-_parse_json = orjson.loads  # ~2x the stdlib's speed: JSON decoding is the largest part of recovery
 
 
 @dataclass
@@ -98,41 +114,19 @@ class Recovered:
     warnings: list[str]
     last_seq: int
     meta: dict
-    last_time: float | None = None  # time of record last_seq (None: empty journal)
-
-
-@dataclass
-class _Segment:
-    """One journal file: where each of its good records starts, and their first and last times."""
-
-    first: int
-    path: Path
-    offsets: array = field(default_factory=lambda: array("q"))
-    size: int = 0
-    first_time: float = math.inf
-    last_time: float = -math.inf
-
-    @property
-    def last(self) -> int:
-        return self.first + len(self.offsets) - 1
-
-
-@dataclass
-class _Damage:
-    """Where a segment stops being valid, and why."""
-
-    offset: int
-    reason: str
+    last_time: float | None = None  # time of the last readable record (None: none)
+    damage: list[Damage] = field(default_factory=list)
 
 
 class RecordRange(Sequence[ChangeRecord]):
-    """Records `start`..`end` of an open store, read from disk when used (1M records fit in no list)."""
+    """The readable records numbered `start`..`end` of an open store, read from disk when used (1M records
+    fit in no list). Damaged records are left out, so numbers may jump."""
 
     def __init__(self, store: Store, start: int, end: int) -> None:
         self._store, self._start, self._end = store, start, end
 
     def __len__(self) -> int:
-        return max(0, self._end - self._start + 1)
+        return self._store.count_records(self._start, self._end)
 
     @overload
     def __getitem__(self, index: int) -> ChangeRecord: ...
@@ -140,10 +134,11 @@ class RecordRange(Sequence[ChangeRecord]):
     def __getitem__(self, index: slice) -> list[ChangeRecord]: ...
     def __getitem__(self, index: int | slice) -> ChangeRecord | list[ChangeRecord]:
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if not -len(self) <= index < len(self):
-            raise IndexError(f"record index {index} out of range for {len(self)} record(s)")
-        return self._store.record(self._start + index % len(self))
+            return list(islice(iter(self), *index.indices(len(self))))
+        size = len(self)
+        if not -size <= index < size:
+            raise IndexError(f"record index {index} out of range for {size} record(s)")
+        return next(islice(iter(self), index % size, None))
 
     def __iter__(self) -> Iterator[ChangeRecord]:
         return self._store.records(start_seq=self._start, end_seq=self._end)
@@ -185,6 +180,38 @@ def make_room_for_store(path: Path, *, force: bool, fsync: bool = True) -> Path 
     return aside
 
 
+def acknowledged_damage(path: Path) -> set[str]:
+    """The keys of the damage a person has acknowledged in the store at `path`."""
+    try:
+        data = json.loads((path / ACKNOWLEDGED).read_bytes())
+    except FileNotFoundError:
+        return set()
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"cannot read {path / ACKNOWLEDGED}: {exc}; remove it to see all damage again") from None
+    keys = data.get("acknowledged") if isinstance(data, dict) else None
+    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+        raise StoreError(f"{path / ACKNOWLEDGED} must hold {{\"acknowledged\": [keys]}}; remove it to see all "
+                         "damage again")
+    return set(keys)
+
+
+def acknowledge_damage(path: Path, keys: Sequence[str], *, fsync: bool = True) -> None:
+    """Add `keys` to the acknowledged damage of the store at `path` (atomic; needs no lock: only this writes it)."""
+    keys = sorted(acknowledged_damage(path) | set(keys))
+    target = path / ACKNOWLEDGED
+    tmp = path / f"{ACKNOWLEDGED}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(_encode({"acknowledged": keys}).encode() + b"\n")
+            f.flush()
+            if fsync:
+                os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise StoreError(f"cannot write {target}: {exc}") from None
+
+
 class Store:
     """A durable journal of change records with compacted snapshots (format: module docstring).
 
@@ -212,16 +239,17 @@ class Store:
         self._open = False
         self._lock_fd: int | None = None
         self._fd: int | None = None
-        self._segments: list[_Segment] = []
+        self._segments: list[Segment] = []
         self._snapshots: dict[int, float] = {}
         self._last_seq = 0
         self._last_time = -math.inf
         self._meta: dict = {}
         self._broken: str | None = None
+        self._damage: list[Damage] = []
 
     # ---- opening --------------------------------------------------------------------
     def open(self) -> Recovered:
-        """Lock the store, check it, repair a damaged tail and say what to rebuild the graph from."""
+        """Lock the store, check it, repair a torn tail and say what to rebuild the graph from."""
         if self._open:
             raise StoreError(f"store {self.path} is already open")
         try:
@@ -267,10 +295,11 @@ class Store:
             self._remove_temporaries(names)
         self._meta = self._read_meta()
         self._segments = self._scan_journal(names, warnings)
-        last = self._segments[-1] if self._segments else None
-        self._last_seq = last.last if last else 0
+        self._last_seq = self._segments[-1].end if self._segments else 0
         self._last_time = max((s.last_time for s in self._segments), default=-math.inf)
         snapshot, snapshot_seq = self._recover_snapshot(names, warnings)
+        self._damage += [Damage(name, f"{name}: damaged bytes set aside by an earlier recovery (kept)")
+                         for name in sorted(os.listdir(self.path)) if _SIDE_RE.fullmatch(name)]
         if not self.read_only:
             self._open_active_segment()
         self._open = True
@@ -281,7 +310,8 @@ class Store:
             warnings=warnings,
             last_seq=self._last_seq,
             meta=dict(self._meta),
-            last_time=self._last_time if self._last_seq else None,
+            last_time=self._last_time if math.isfinite(self._last_time) else None,
+            damage=list(self._damage),
         )
 
     def _remove_temporaries(self, names: list[str]) -> None:
@@ -297,70 +327,58 @@ class Store:
         try:
             meta = json.loads(path.read_bytes())
         except ValueError as exc:
-            raise StoreError(f"{path} is not valid JSON ({exc}); restore it or remove it") from None
+            raise StoreError(f"{path} is not valid JSON ({exc}); restore it from a backup") from None
         if not isinstance(meta, dict):
-            raise StoreError(f"{path} must hold a JSON object; restore it or remove it")
+            raise StoreError(f"{path} must hold a JSON object; restore it from a backup")
         return meta
 
     # ---- journal recovery -----------------------------------------------------------
-    def _scan_journal(self, names: list[str], warnings: list[str]) -> list[_Segment]:
+    def _scan_journal(self, names: list[str], warnings: list[str]) -> list[Segment]:
         found = sorted((int(m[1]), name) for name in names if (m := _SEGMENT_RE.fullmatch(name)))
         if found and found[0][0] != 1:
             raise StoreError(
                 f"the journal of {self.path} starts at record {found[0][0]}: journal-000000000001.log and "
                 "the segments after it are missing; restore them"
             )
-        segments: list[_Segment] = []
+        segments: list[Segment] = []
         for i, (first, name) in enumerate(found):
-            expected = segments[-1].last + 1 if segments else 1
-            if first != expected:
-                warnings.append(f"{name} should start at record {expected}, not {first}")
-                self._set_aside_files([n for _, n in found[i:]], warnings)
-                break
-            segment, damage = _scan_segment(self.path / name, first)
+            end = found[i + 1][0] - 1 if i + 1 < len(found) else None
+            segment, damages, torn = scan_segment(self.path / name, first, end)
             segments.append(segment)
-            if damage is not None:
-                self._handle_damage(segment, damage, warnings)
-                self._set_aside_files([n for _, n in found[i + 1 :]], warnings)
-                break
+            self._damage += damages
+            warnings += [d.text for d in damages]
+            if torn is not None:
+                self._cut_torn_tail(segment, torn, warnings)
         return segments
 
-    def _handle_damage(self, segment: _Segment, damage: _Damage, warnings: list[str]) -> None:
-        where = f"{segment.path.name}: {damage.reason} at byte {damage.offset} (after record {segment.last})"
+    def _cut_torn_tail(self, segment: Segment, offset: int, warnings: list[str]) -> None:
+        where = f"{segment.path.name}: torn write at byte {offset} (after record {segment.end})"
         if self.read_only:
             warnings.append(f"{where}; ignored (read-only store, not repaired)")
             return
-        aside = _aside_path(segment.path)
         with open(segment.path, "rb") as src:
-            src.seek(damage.offset)
+            src.seek(offset)
             bad = src.read()
+        aside = _aside_path(segment.path, "torn")
         self._write_file(aside, bad)
         self._sync_dir(self.path)
-        with open(segment.path, "r+b") as f:
-            f.truncate(damage.offset)
-            self._sync(f.fileno())
+        self._truncate(segment.path, offset)
         warnings.append(f"{where}; {len(bad)} byte(s) moved to {aside.name} and the segment truncated")
 
-    def _set_aside_files(self, names: list[str], warnings: list[str]) -> None:
-        for name in names:
-            if self.read_only:
-                warnings.append(f"{name} follows damaged data; ignored (read-only store, not repaired)")
-                continue
-            aside = _aside_path(self.path / name)
-            os.rename(self.path / name, aside)
-            warnings.append(f"{name} follows damaged data; moved to {aside.name}")
-        if names and not self.read_only:
-            self._sync_dir(self.path)
+    def _truncate(self, path: Path, size: int) -> None:
+        with open(path, "r+b") as f:
+            f.truncate(size)
+            self._sync(f.fileno())
 
     def _open_active_segment(self) -> None:
-        if not self._segments:
+        if not self._segments or self._segments[-1].sealed:
             self._start_segment()
             return
         self._fd = os.open(self._segments[-1].path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
 
     def _start_segment(self) -> None:
         """Create the segment for record last_seq + 1 and make it the one appended to."""
-        segment = _Segment(self._last_seq + 1, self.path / f"journal-{self._last_seq + 1:012d}.log")
+        segment = Segment(self._last_seq + 1, self.path / f"journal-{self._last_seq + 1:012d}.log")
         fd = os.open(segment.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
         if self._fd is not None:
             os.close(self._fd)
@@ -391,7 +409,7 @@ class Store:
         if self.read_only:
             warnings.append(f"{path.name} {reason}; not used")
             return
-        aside = _aside_path(path)
+        aside = _aside_path(path, "corrupt")
         os.rename(path, aside)
         self._sync_dir(self.path)
         warnings.append(f"{path.name} {reason}; moved to {aside.name}, using an older snapshot")
@@ -422,7 +440,8 @@ class Store:
 
     # ---- writing --------------------------------------------------------------------
     def append(self, records: Sequence[ChangeRecord]) -> None:
-        """Write `records` (numbered last_seq + 1, ...) durably: one write and one fsync."""
+        """Write `records` (numbered last_seq + 1, ...) durably: one write and one fsync. On failure nothing of
+        them is kept (StoreError), and the next call works again once the cause is gone."""
         if not records:
             return
         with self._mutex:
@@ -433,11 +452,25 @@ class Store:
                 _write_all(self._fd, data)
                 self._sync(self._fd)
             except OSError as exc:
-                self._broken = f"writing {segment.path.name} failed: {exc}"
-                raise StoreError(
-                    f"{self._broken}; the records may not be stored, close and reopen the store"
-                ) from None
+                self._broken = failure = f"writing {segment.path.name} failed: {exc}"
+                self._heal()
+                raise StoreError(f"{failure}; none of the {len(records)} record(s) is stored (the store works "
+                                 "again once the cause is gone)") from None
             self._index(segment, lengths, records)
+
+    def _heal(self) -> None:
+        """Cut the active segment back to its last acknowledged record after a failed write (a partial line, or
+        data whose fsync failed); until that works, writing is refused."""
+        if self._broken is None:
+            return
+        segment = self._segments[-1]
+        try:
+            os.ftruncate(self._fd, segment.size)
+            self._sync(self._fd)
+        except OSError as exc:
+            self._broken = f"cutting {segment.path.name} back after a failed write failed too: {exc}"
+            return
+        self._broken = None
 
     def _encode(self, records: Sequence[ChangeRecord]) -> tuple[bytes, list[int]]:
         lines, lengths = [], []
@@ -454,20 +487,18 @@ class Store:
                     f"(previous record: {time})"
                 )
             time = record.time
-            payload = _encode(record.to_json()).encode()
-            line = b"%08x %s\n" % (zlib.crc32(payload), payload)
+            line = encode_line(_encode(record.to_json()).encode())
             lines.append(line)
             lengths.append(len(line))
         return b"".join(lines), lengths
 
-    def _index(self, segment: _Segment, lengths: list[int], records: Sequence[ChangeRecord]) -> None:
+    def _index(self, segment: Segment, lengths: list[int], records: Sequence[ChangeRecord]) -> None:
         offset = segment.size
-        for length in lengths:
-            segment.offsets.append(offset)
+        for length, record in zip(lengths, records, strict=True):
+            segment.add(record.seq, offset, record.time)
             offset += length
         segment.size = offset
-        segment.first_time = min(segment.first_time, records[0].time)
-        segment.last_time = self._last_time = records[-1].time
+        self._last_time = records[-1].time
         self._last_seq = records[-1].seq
 
     def snapshot(self, graph_json: dict, seq: int, time: float) -> None:
@@ -485,7 +516,7 @@ class Store:
                 self._replace_file(
                     self._snapshot_path(seq), b"%s\n%s\n" % (_encode(header).encode(), payload)
                 )
-                if len(self._segments[-1].offsets):
+                if len(self._segments[-1].seqs):
                     self._start_segment()
                 else:
                     self._sync_dir(self.path)
@@ -519,6 +550,16 @@ class Store:
                 raise StoreError(f"writing {self.path / 'meta.json'} failed: {exc}") from exc
             self._meta = dict(meta)
 
+    def damage(self) -> list[Damage]:
+        """The damage found when the store was opened: in the journal, and files set aside."""
+        self._check_open()
+        return list(self._damage)
+
+    def unacknowledged_damage(self) -> list[Damage]:
+        """The damage no person has acknowledged yet (re-reads acknowledged.json)."""
+        seen = acknowledged_damage(self.path)
+        return [d for d in self.damage() if d.key not in seen]
+
     def _check_open(self) -> None:
         if not self._open:
             raise StoreError(f"store {self.path} is not open; call open() first")
@@ -527,10 +568,10 @@ class Store:
         self._check_open()
         if self.read_only:
             raise StoreError(f"store {self.path} is open read-only; open it without read_only to write")
+        self._heal()
         if self._broken:
-            raise StoreError(
-                f"store {self.path} is unusable after an earlier error ({self._broken}); reopen it"
-            )
+            raise StoreError(f"store {self.path} cannot be written yet ({self._broken}); it retries at the next "
+                             "change")
 
     def _replace_file(self, path: Path, data: bytes) -> None:
         """Write `path` atomically: a complete temporary file renamed over it (fsync the dir after)."""
@@ -539,12 +580,16 @@ class Store:
         os.replace(tmp, path)
 
     def _write_file(self, path: Path, data: bytes) -> None:
+        """Write a whole new file (fsync'd); on failure it is removed, so no empty or partial file is left."""
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
         try:
             _write_all(fd, data)
             self._sync(fd)
-        finally:
+        except BaseException:
             os.close(fd)
+            path.unlink(missing_ok=True)
+            raise
+        os.close(fd)
 
     def _sync(self, fd: int) -> None:
         if self.fsync:
@@ -562,7 +607,13 @@ class Store:
     # ---- reading --------------------------------------------------------------------
     @property
     def last_seq(self) -> int:
+        """The highest record number given (damaged ones included: numbers are never given twice)."""
         return self._last_seq
+
+    def count_records(self, start_seq: int, end_seq: int) -> int:
+        """How many readable records are numbered start_seq..end_seq."""
+        self._check_open()
+        return sum(s.index_of(end_seq + 1) - s.index_of(start_seq) for s in self._segments)
 
     def records(
         self,
@@ -572,7 +623,7 @@ class Store:
         start_time: float | None = None,
         end_time: float | None = None,
     ) -> Iterator[ChangeRecord]:
-        """Records with start_seq <= seq <= end_seq and start_time <= time <= end_time, in order."""
+        """Readable records with start_seq <= seq <= end_seq and start_time <= time <= end_time, in order."""
         raw = self.raw_records(start_seq=start_seq, end_seq=end_seq, start_time=start_time, end_time=end_time)
         return (ChangeRecord.from_json(data) for data in raw)
 
@@ -590,53 +641,47 @@ class Store:
         lo_time = -math.inf if start_time is None else start_time
         hi_time = math.inf if end_time is None else end_time
         for segment in list(self._segments):
-            count = len(segment.offsets)
             if segment.first > last_seq or segment.first_time > hi_time:
                 return
-            if not count or segment.last < start_seq or segment.last_time < lo_time:
+            if not segment.seqs or segment.end < start_seq or segment.last_time < lo_time:
                 continue
-            yield from self._read_segment(segment, start_seq, last_seq, lo_time, hi_time, count)
+            yield from self._read_segment(segment, start_seq, last_seq, lo_time, hi_time)
 
     def _read_segment(
-        self, segment: _Segment, start_seq: int, last_seq: int, lo_time: float, hi_time: float, count: int
+        self, segment: Segment, start_seq: int, last_seq: int, lo_time: float, hi_time: float
     ) -> Iterator[dict]:
         with open(segment.path, "rb") as f:
-            index = max(0, start_seq - segment.first)
+            index = segment.index_of(start_seq)
             if lo_time > segment.first_time:
-                index = max(index, _count_before(f, segment, count, lo_time, inclusive=False))
-            n = min(count, last_seq - segment.first + 1) - index
-            if n <= 0:
-                return
-            f.seek(segment.offsets[index])
-            seq = segment.first + index
-            for line in islice(f, n):
-                data = _decode_line(line, segment.path, seq)
+                index = max(index, segment.count_before(f, lo_time, inclusive=False))
+            for data in segment.read(f, index, segment.index_of(last_seq + 1)):
                 if data["time"] > hi_time:
                     return
                 yield data
-                seq += 1
 
     def record(self, seq: int) -> ChangeRecord:
-        """The record number `seq` (KeyError if the journal has no such record)."""
+        """The record number `seq` (KeyError if the journal has no readable record of that number)."""
         self._check_open()
         segments = self._segments
         i = bisect_right([s.first for s in segments], seq) - 1
-        if seq < 1 or i < 0 or seq > segments[i].last:
+        if seq < 1 or i < 0 or seq > segments[i].end:
             raise KeyError(f"no record {seq}: the journal holds records 1..{self._last_seq}")
         segment = segments[i]
+        index = segment.index_of(seq)
+        if index == len(segment.seqs) or segment.seqs[index] != seq:
+            raise KeyError(f"record {seq} is damaged and cannot be read (see 'l3mp check')")
         with open(segment.path, "rb") as f:
-            f.seek(segment.offsets[seq - segment.first])
-            return ChangeRecord.from_json(_decode_line(f.readline(), segment.path, seq))
+            return ChangeRecord.from_json(decode_line(segment.line(f, index), segment.path, seq))
 
     def seq_at(self, time: float) -> int:
-        """The number of the last record with a time <= `time` (0 if there is none)."""
+        """The number of the last readable record with a time <= `time` (0 if there is none)."""
         self._check_open()
-        candidates = [s for s in self._segments if s.offsets and s.first_time <= time]
+        candidates = [s for s in self._segments if s.seqs and s.first_time <= time]
         if not candidates:
             return 0
         segment = candidates[-1]
         with open(segment.path, "rb") as f:
-            return segment.first - 1 + _count_before(f, segment, len(segment.offsets), time, inclusive=True)
+            return segment.seqs[segment.count_before(f, time, inclusive=True) - 1]
 
     def snapshots(self) -> list[tuple[int, float]]:
         """(seq, time) of the kept snapshots, oldest first."""
@@ -668,73 +713,6 @@ class Store:
         self.close()
 
 
-def _scan_segment(path: Path, first: int) -> tuple[_Segment, _Damage | None]:
-    """Index the good records of a segment; stop at the first bad line."""
-    segment = _Segment(first, path)
-    offsets, offset, seq, damage = segment.offsets, 0, first, None
-    last_line = b""
-    with open(path, "rb") as f:
-        for line in f:
-            reason = _line_problem(line, seq)
-            if reason is not None:
-                damage = _Damage(offset, reason)
-                break
-            offsets.append(offset)
-            offset += len(line)
-            seq += 1
-            last_line = line
-    segment.size = offset
-    if offsets:
-        with open(path, "rb") as f:
-            segment.first_time = _decode_line(f.readline(), path, first)["time"]
-        segment.last_time = _decode_line(last_line, path, seq - 1)["time"]
-    return segment, damage
-
-
-def _count_before(f: BinaryIO, segment: _Segment, count: int, time: float, *, inclusive: bool) -> int:
-    """How many of the first `count` records of `segment` have a time < `time` (<= if inclusive)."""
-    lo, hi = 0, count
-    while lo < hi:
-        mid = (lo + hi) // 2
-        f.seek(segment.offsets[mid])
-        found = _decode_line(f.readline(), segment.path, segment.first + mid)["time"]
-        if found < time or (inclusive and found == time):
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-def _line_problem(line: bytes, seq: int) -> str | None:
-    """Why a journal line is not record `seq` with a valid checksum (None if it is)."""
-    if line[-1:] != b"\n":
-        return "incomplete last line (torn write)"
-    if line[8:9] != b" " or line[:8] != b"%08x" % zlib.crc32(line[9:-1]):
-        return "checksum mismatch"
-    if not line.startswith(b'{"seq":%d,' % seq, 9):
-        return f"record {seq} expected but the line starts with {line[9:40]!r}"
-    return None
-
-
-def _decode_line(line: bytes, path: Path, seq: int) -> dict:
-    """The JSON of a journal line already checked by open(); StoreError if it changed since."""
-    payload = line[9:-1]
-    if line[:8] != b"%08x" % zlib.crc32(payload) or line[-1:] != b"\n":
-        raise StoreError(
-            f"record {seq} in {path} changed on disk after the store was opened; reopen the store"
-        )
-    try:
-        data = _parse_json(payload)
-    except ValueError:
-        data = None
-    if data.__class__ is not dict or data.get("seq") != seq or data.get("time").__class__ not in (float, int):
-        raise StoreError(
-            f"record {seq} in {path} is not a change record although its checksum matches; "
-            "was the file edited by hand? Move it aside and reopen the store"
-        )
-    return data
-
-
 def _parse_snapshot_header(line: bytes, seq: int) -> dict | None:
     try:
         header = json.loads(line)
@@ -755,10 +733,10 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _aside_path(path: Path) -> Path:
-    """A new ``<name>.corrupt-<n>`` path next to `path`."""
+def _aside_path(path: Path, kind: str) -> Path:
+    """A new ``<name>.<kind>-<n>`` path next to `path`."""
     n = 1
-    while (aside := path.with_name(f"{path.name}.corrupt-{n}")).exists():
+    while (aside := path.with_name(f"{path.name}.{kind}-{n}")).exists():
         n += 1
     return aside
 

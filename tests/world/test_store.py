@@ -18,7 +18,7 @@ from l3mp.domain.triplets import Fact
 from l3mp.errors import StoreError
 from l3mp.world.delta import Delta, EntitySpec
 from l3mp.world.record import ChangeRecord
-from l3mp.world.store import Store
+from l3mp.world.store import Store, acknowledge_damage, acknowledged_damage
 
 GRAPH = {
     "format": "l3mp.graph/1",
@@ -155,24 +155,82 @@ def test_one_fsync_per_append(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     store.close()
 
 
-def test_write_error_is_reported_and_store_must_be_reopened(
-    store_dir: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("fails", ["write", "partial-write", "fsync"])
+def test_a_failed_write_stores_nothing_and_the_store_heals_when_the_cause_is_gone(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch, fails: str
 ) -> None:
+    # TEST DOUBLE at the file layer: the OS call fails as on a full disk (the real full-disk test: test_faults.py)
+    store, _ = Store(store_dir), None
+    store.open()
+    size = segment(store_dir).stat().st_size
+    real_write = os.write
+
+    def full_disk(fd: int, data: bytes) -> int:
+        if fails == "partial-write":
+            real_write(fd, bytes(data)[:25])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def failing_fsync(fd: int) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    if fails == "fsync":
+        monkeypatch.setattr(os, "fsync", failing_fsync)
+    else:
+        monkeypatch.setattr(os, "write", full_disk)
+    with pytest.raises(StoreError, match="none of the 1 record"):
+        store.append(records(11, 11))
+    assert store.last_seq == 10
+    monkeypatch.undo()
+    assert segment(store_dir).stat().st_size == size  # the partial write was cut off
+    store.append(records(11, 12))  # healed: no reopen needed
+    store.close()
+    store, recovered = opened(store_dir)
+    assert list(recovered.records) == records(1, 12) and recovered.warnings == [] and recovered.damage == []
+    store.close()
+
+
+def test_writing_is_refused_until_the_failed_write_can_be_cut_off(store_dir: Path, monkeypatch) -> None:
     store, _ = opened(store_dir)
+    real_write = os.write
+
+    def half(fd: int, data: bytes) -> int:
+        real_write(fd, bytes(data)[:25])
+        raise OSError(errno.EIO, "Input/output error")
+
+    def no_truncate(fd: int, size: int) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, "write", half)
+    monkeypatch.setattr(os, "ftruncate", no_truncate)
+    with pytest.raises(StoreError, match="Input/output error"):
+        store.append(records(11, 11))
+    monkeypatch.setattr(os, "write", real_write)
+    with pytest.raises(StoreError, match="cannot be written yet"):
+        store.append(records(11, 11))
+    monkeypatch.undo()
+    store.append(records(11, 11))
+    store.close()
+    store, recovered = opened(store_dir)
+    assert list(recovered.records) == records(1, 11) and recovered.warnings == []
+    store.close()
+
+
+def test_failed_file_writes_leave_no_empty_side_file(store_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = segment(store_dir)
+    torn = line_of(make_record(11))[:30]
+    path.write_bytes(path.read_bytes() + torn)
+    real_write = os.write
 
     def full_disk(fd: int, data: bytes) -> int:
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(os, "write", full_disk)
     with pytest.raises(StoreError, match="No space left"):
-        store.append(records(11, 11))
-    monkeypatch.undo()
-    with pytest.raises(StoreError, match="reopen"):
-        store.append(records(11, 11))
-    store.close()
+        Store(store_dir, fsync=False).open()
+    monkeypatch.setattr(os, "write", real_write)
+    assert sorted(p.name for p in store_dir.iterdir() if "journal" in p.name) == ["journal-000000000001.log"]
     store, recovered = opened(store_dir)
-    assert recovered.last_seq == 10
-    store.append(records(11, 11))
+    assert "torn-1" in recovered.warnings[0] and (store_dir / "journal-000000000001.log.torn-1").read_bytes() == torn
     store.close()
 
 
@@ -306,77 +364,214 @@ def test_stale_temporary_files_are_removed(store_dir: Path) -> None:
     store.close()
 
 
-# ---- torn and corrupt journals ----------------------------------------------------------
+# ---- torn and damaged journals -----------------------------------------------------------
 def flip_last_crc(data: bytes) -> bytes:
     start = len(data) - len(line_of(make_record(10)))
     return data[:start] + (b"1" if data[start : start + 1] == b"0" else b"0") + data[start + 1 :]
 
 
-TAIL_DAMAGE = {
-    # name: (damage to a segment holding records 1..10, first record lost)
-    "half-line": (lambda data: data + line_of(make_record(11))[:30], 11),
-    "flipped-byte": (lambda data: data[:-20] + bytes([data[-20] ^ 1]) + data[-19:], 10),
-    "flipped-crc": (lambda data: flip_last_crc(data), 10),
-    "garbage": (lambda data: data + b"\x00\xff\x13 not a record\n\x00\x00", 11),
-    "zero-fill": (lambda data: data + b"\x00" * 4096, 11),
-    "missing-newline": (lambda data: data[:-1], 10),
-    "seq-gap": (lambda data: data + line_of(make_record(12)), 11),
-    "seq-repeat": (lambda data: data + line_of(make_record(10)), 11),
-    "bad-line-in-middle": (lambda data: data.replace(b'{"seq":6,', b'{"seq":6 '), 6),
+def change(data: bytes, offset: int, xor: int = 0x20) -> bytes:
+    return data[:offset] + bytes([data[offset] ^ xor]) + data[offset + 1 :]
+
+
+TORN = {
+    # damage to the end of a segment holding records 1..10 that is a crash during a write: cut off
+    "half-line": lambda data: data + line_of(make_record(11))[:30],
+    "cut-in-checksum": lambda data: data + line_of(make_record(11))[:5],
 }
 
 
-@pytest.mark.parametrize("name", TAIL_DAMAGE)
-def test_damaged_tail_is_moved_aside_and_earlier_records_kept(store_dir: Path, name: str) -> None:
-    damage, first_lost = TAIL_DAMAGE[name]
+@pytest.mark.parametrize("name", TORN)
+def test_torn_tail_is_moved_aside_and_earlier_records_kept(store_dir: Path, name: str) -> None:
     path = segment(store_dir)
     good = path.read_bytes()
-    path.write_bytes(damage(good))
+    path.write_bytes(TORN[name](good))
     damaged = path.read_bytes()
     store, recovered = opened(store_dir)
-    kept = first_lost - 1
-    assert recovered.last_seq == kept and list(recovered.records) == records(1, kept)
-    assert len(recovered.warnings) == 1 and "journal-000000000001.log.corrupt-1" in recovered.warnings[0]
-    keep_bytes = sum(len(line_of(r)) for r in records(1, kept))
-    assert path.read_bytes() == good[:keep_bytes]
-    assert (store_dir / "journal-000000000001.log.corrupt-1").read_bytes() == damaged[keep_bytes:]
-    store.append(records(first_lost, 12))
+    assert recovered.last_seq == 10 and list(recovered.records) == records(1, 10) and recovered.damage == []
+    assert len(recovered.warnings) == 1 and "journal-000000000001.log.torn-1" in recovered.warnings[0]
+    assert path.read_bytes() == good
+    assert (store_dir / "journal-000000000001.log.torn-1").read_bytes() == damaged[len(good) :]
+    store.append(records(11, 12))
     store.close()
     store, recovered = opened(store_dir)
     assert recovered.warnings == [] and list(recovered.records) == records(1, 12)
     store.close()
 
 
-def test_damage_in_an_older_segment_sets_aside_everything_after_it(tmp_path: Path) -> None:
+TAIL_DAMAGE = {
+    # complete bad lines after record 10 (a crash cannot write those): damage; their numbers are never given again
+    "garbage": (lambda data: data + b"\x00\xff\x13 not a record\n", 11),
+    "zero-fill": (lambda data: data + b"\x00" * 4096, 11),
+    "garbage-without-newline": (lambda data: data + b"\x00\xff\x13 not a record", 11),
+    "seq-repeat": (lambda data: data + line_of(make_record(10)), 11),
+    "last-two-merged": (lambda data: data[:-60] + b"\x00" * 70 + data[-50:], 10),
+}
+
+
+@pytest.mark.parametrize("name", TAIL_DAMAGE)
+def test_damaged_complete_lines_at_the_end_reserve_their_numbers(store_dir: Path, name: str) -> None:
+    damage, first_lost = TAIL_DAMAGE[name]
+    path = segment(store_dir)
+    path.write_bytes(damage(path.read_bytes()))
+    store, recovered = opened(store_dir)
+    [found] = recovered.damage
+    assert found.lost.start == first_lost and not found.repaired
+    assert recovered.last_seq >= max(first_lost, 10)
+    assert [r.seq for r in recovered.records] == list(range(1, first_lost))
+    next_seq = recovered.last_seq + 1
+    store.append([make_record(next_seq, 200.0)])
+    store.close()
+    store, recovered = opened(store_dir)
+    assert [r.seq for r in recovered.records] == [*range(1, first_lost), next_seq]
+    store.close()
+
+
+REPAIRABLE = {
+    # one changed byte in a segment holding records 1..10 (the last record is acknowledged: never cut off)
+    "flipped-byte": lambda data: change(data, len(data) - 20, 1),
+    "flipped-crc": flip_last_crc,
+    "missing-newline": lambda data: data[:-1],
+    "changed-newline": lambda data: data[:-1] + b"x",
+    "bad-line-in-middle": lambda data: data.replace(b'{"seq":6,', b'{"seq":6 '),
+    "merged-lines": lambda data: change(data, data.index(b'\n', 500), 0x2a),
+    "split-line": lambda data: data[:300] + b"\n" + data[301:],
+    "flipped-separator": lambda data: change(data, data.index(b"\n") + 9, 0x01),
+}
+
+
+@pytest.mark.parametrize("name", REPAIRABLE)
+def test_one_changed_byte_is_repaired_and_costs_no_record(store_dir: Path, name: str) -> None:
+    path = segment(store_dir)
+    damaged = REPAIRABLE[name](path.read_bytes())
+    path.write_bytes(damaged)
+    store, recovered = opened(store_dir)
+    assert recovered.last_seq == 10 and list(recovered.records) == records(1, 10)
+    assert [(d.repaired, d.lost) for d in recovered.damage] == [(True, range(0))]
+    assert store.record(6) == make_record(6) and store.seq_at(106.0) == 6
+    store.append(records(11, 11))
+    store.close()
+    assert path.read_bytes()[: len(damaged)] == damaged  # nothing rewritten
+    store, recovered = opened(store_dir)
+    assert list(recovered.records) == records(1, 11) and len(recovered.damage) == 1
+    store.close()
+
+
+def test_unrepairable_damage_costs_only_its_records_and_their_numbers_are_never_reused(tmp_path: Path) -> None:
     snapshotted_store(tmp_path)  # segments 1..3, 4..6, 7..9; snapshots 3 and 6
     middle = segment(tmp_path, 4)
-    good = middle.read_bytes()
-    middle.write_bytes(good.replace(b'"seq":5,', b'"seq":5 '))
+    data = middle.read_bytes()
+    five = data.index(b'"seq":5,')
+    middle.write_bytes(change(change(data, five + 20), five + 40))  # two changed bytes: no repair
     store, recovered = opened(tmp_path)
-    assert recovered.last_seq == 4 and (recovered.snapshot_seq, list(recovered.records)) == (3, records(4, 4))
-    assert {p.name for p in tmp_path.glob("*.corrupt-*")} == {
-        "journal-000000000004.log.corrupt-1",
-        "journal-000000000007.log.corrupt-1",
-        "snapshot-000000000006.json.corrupt-1",
-    }
-    assert len(recovered.warnings) == 3
-    store.append(records(5, 6))
+    assert recovered.last_seq == 9 and recovered.snapshot_seq == 6 and list(recovered.records) == records(7, 9)
+    assert [(d.key, d.lost, d.repaired) for d in recovered.damage] == [
+        (f"journal-000000000004.log@{five - 10}", range(5, 6), False)]
+    assert "record(s) 5 unreadable" in recovered.warnings[0]
+    assert [r.seq for r in store.records()] == [1, 2, 3, 4, 6, 7, 8, 9]
+    with pytest.raises(KeyError, match="record 5 is damaged"):
+        store.record(5)
+    assert not list(tmp_path.glob("*.corrupt-*")) and not list(tmp_path.glob("*.torn-*"))
+    store.append(records(10, 10))
     store.close()
-    assert middle.read_bytes() == good  # the same records written again
     store, recovered = opened(tmp_path)
-    assert recovered.warnings == [] and list(store.records()) == records(1, 6)
+    assert recovered.last_seq == 10 and [r.seq for r in store.records()] == [1, 2, 3, 4, 6, 7, 8, 9, 10]
     store.close()
 
 
-def test_corrupt_files_are_numbered_and_never_overwritten(store_dir: Path) -> None:
+def test_a_record_gap_without_bad_bytes_is_damage(store_dir: Path) -> None:
+    path = segment(store_dir)
+    path.write_bytes(path.read_bytes() + line_of(make_record(12)))
+    store, recovered = opened(store_dir)
+    assert recovered.last_seq == 12 and [d.lost for d in recovered.damage] == [range(11, 12)]
+    with pytest.raises(StoreError, match="record number 12 given where 13"):
+        store.append(records(12, 12))
+    store.append(records(13, 13))
+    store.close()
+
+
+def test_a_missing_middle_segment_loses_its_numbers_only(tmp_path: Path) -> None:
+    snapshotted_store(tmp_path)
+    segment(tmp_path, 4).unlink()
+    (tmp_path / "snapshot-000000000006.json").unlink()
+    store, recovered = opened(tmp_path)
+    assert recovered.last_seq == 9 and [d.lost for d in recovered.damage] == [range(4, 7)]
+    assert (recovered.snapshot_seq, [r.seq for r in recovered.records]) == (3, [7, 8, 9])
+    store.close()
+
+
+def test_torn_files_are_numbered_and_never_overwritten(store_dir: Path) -> None:
     path = segment(store_dir)
     for n in (1, 2):
-        path.write_bytes(path.read_bytes() + b"torn %d" % n)
+        path.write_bytes(path.read_bytes() + line_of(make_record(11))[: 20 + n])
         store, recovered = opened(store_dir)
-        assert f"corrupt-{n}" in recovered.warnings[0]
+        assert f"torn-{n}" in recovered.warnings[0]
         store.close()
-    assert (store_dir / "journal-000000000001.log.corrupt-1").read_bytes() == b"torn 1"
-    assert (store_dir / "journal-000000000001.log.corrupt-2").read_bytes() == b"torn 2"
+    for n in (1, 2):
+        assert (store_dir / f"journal-000000000001.log.torn-{n}").read_bytes() == line_of(make_record(11))[: 20 + n]
+
+
+def test_damage_is_reported_until_acknowledged(tmp_path: Path) -> None:
+    snapshotted_store(tmp_path)
+    flip_byte(tmp_path / "snapshot-000000000006.json", 100)
+    data = segment(tmp_path, 7).read_bytes()
+    segment(tmp_path, 7).write_bytes(change(data, 30))
+    store, _ = opened(tmp_path)
+    keys = [d.key for d in store.unacknowledged_damage()]
+    assert keys == ["journal-000000000007.log@0", "snapshot-000000000006.json.corrupt-1"]
+    acknowledge_damage(tmp_path, keys[:1])
+    assert [d.key for d in store.unacknowledged_damage()] == keys[1:]
+    store.close()
+    acknowledge_damage(tmp_path, keys[1:])
+    with Store(tmp_path, read_only=True) as reader:
+        reader.open()
+        assert reader.unacknowledged_damage() == [] and len(reader.damage()) == 2
+    assert acknowledged_damage(tmp_path) == set(keys)
+
+
+def random_damage(data: bytes, draw: st.DataObject, *, single: bool) -> bytes:
+    """One changed byte, or (not single) a run of up to 64 bytes overwritten, at a random place."""
+    at = draw.draw(st.integers(0, len(data) - 1))
+    if single:
+        return change(data, at, draw.draw(st.integers(1, 255)))
+    size = draw.draw(st.integers(2, 64))
+    return data[:at] + bytes(draw.draw(st.binary(min_size=size, max_size=size))) + data[at + size :]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), single=st.booleans())
+def test_random_damage_anywhere_loses_only_the_records_it_touches(tmp_path_factory, data, single) -> None:
+    path = tmp_path_factory.mktemp("flip")
+    snapshotted_store(path)
+    files = sorted(p for p in path.iterdir() if p.name.startswith(("journal-", "snapshot-")))
+    target = data.draw(st.sampled_from(files))
+    good = target.read_bytes()
+    target.write_bytes(random_damage(good, data, single=single))
+    store, recovered = opened(path)
+    readable = [r.seq for r in store.records()]
+    assert recovered.last_seq >= 9  # a number is never lost, so it is never given again
+    if single or target.name.startswith("snapshot-"):
+        assert readable == list(range(1, 10))  # one changed byte is repaired; a snapshot is only a cache
+    else:
+        lost = {n for d in recovered.damage for n in d.lost if n <= 9}
+        assert readable == [n for n in range(1, 10) if n not in lost]
+        touched = {r.seq for r in records(1, 9) if _overlaps(good, target, r)}
+        assert lost <= touched
+    assert [r for r in store.records()] == [make_record(n) for n in readable]
+    if target.name.startswith("journal-") and target.read_bytes() != good:
+        assert store.damage()  # reported (and by `l3mp check`) until acknowledged
+    store.append([make_record(recovered.last_seq + 1, 300.0)])
+    store.close()
+
+
+def _overlaps(good: bytes, target: Path, record: ChangeRecord) -> bool:
+    """Whether the damage to `target` (now on disk) touches the line of `record` (or its newline)."""
+    line = line_of(record)
+    start = good.find(line)
+    if start < 0:
+        return False
+    now = target.read_bytes()
+    return now[start : start + len(line)] != line
 
 
 def test_journal_without_its_first_segment_is_refused(store_dir: Path) -> None:
