@@ -57,7 +57,6 @@ Example: ``L3MP_BENCH_GOALS_SPLIT=dev l3mp bench goals --json /tmp/goals-dev.jso
 from __future__ import annotations
 
 import inspect
-import json
 import os
 import re
 import statistics
@@ -66,24 +65,34 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from l3mp.bench.handwritten import (
+    LLMS,
+    Benchmark,
+    cases_file,
+    cases_out_option,
+    check_header,
+    detail_rows,
+    ids_option,
+    listed_option,
+    load_cases,
+    run_llm,
+    select,
+    split_option,
+    write_test_details,
+)
 from l3mp.bench.runner import Metric, error_metric, percentile, register
 from l3mp.bench.update_suite import household, pct, simulated_llm_module
 from l3mp.domain.pddl_domain import Domain
 from l3mp.errors import FormatError, L3mpError, ProblemError
-from l3mp.files import write_text_atomic
 from l3mp.planning.goal import WILDCARD, Literal, assemble_goal, same_goal
 from l3mp.planning.validate import validate_plan
 from l3mp.world.delta import Delta, state_delta
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import WorldModel
 
-SPLITS = ("dev", "test")
 GOLD = ("goal", "satisfied", "ask", "impossible")
 """Gold outcomes: reach this goal; it already holds; ask back (several things fit); this home cannot do it."""
 PLANNED, NO_PLAN, NO_GOAL, ASKED, IMPOSSIBLE, SATISFIED = (
@@ -99,6 +108,7 @@ CATEGORIES = (
 RETRIEVALS = ("full", "entities", "search")
 READING = "?x"
 """The referent of an ``ask`` case's reading: each candidate in turn."""
+CASES_FILE = "goals.yaml"
 DEFAULT_CASES_OUT = Path("docs/benchmarks/goals-cases.json")
 SIMULATED_NOTE = ("SIMULATED LLM (answers from the gold goal with injected errors): a test tool, not evidence of "
                   "accuracy")
@@ -167,29 +177,14 @@ class GoalCase:
         return out
 
 
-@dataclass(frozen=True)
-class Benchmark:
-    houses: dict[str, int]
-    cases: tuple[GoalCase, ...]
-
-    def split(self, name: str) -> list[GoalCase]:
-        return [c for c in self.cases if name == "all" or c.split == name]
-
-
 def cases_resource() -> Any:
-    """The packaged cases file (a Traversable: works from a checkout, an editable and a normal install)."""
-    return resources.files("l3mp.bench").joinpath("cases", "goals.yaml")
+    """The packaged cases file."""
+    return cases_file(CASES_FILE)
 
 
-def load_benchmark(path: str | Path | None = None) -> Benchmark:
+def load_benchmark(path: str | Path | None = None) -> Benchmark[GoalCase]:
     """Parse the cases file (the packaged one by default); FormatError names a malformed case."""
-    text = Path(path).read_text(encoding="utf-8") if path else cases_resource().read_text(encoding="utf-8")
-    data = yaml.safe_load(text)
-    if not isinstance(data, dict) or not isinstance(data.get("houses"), dict) or not isinstance(
-            data.get("cases"), list):
-        raise FormatError("the goal cases file needs 'houses' (key -> seed) and 'cases' (a list)")
-    houses = {str(k): int(v) for k, v in data["houses"].items()}
-    return Benchmark(houses, tuple(_case(raw, houses) for raw in data["cases"]))
+    return load_cases(CASES_FILE, "goal", _case, path)
 
 
 _GOLD_KEYS = {"goal": {"goal", "also"}, "satisfied": {"goal", "also"}, "ask": {"reading", "words", "candidates"},
@@ -197,21 +192,7 @@ _GOLD_KEYS = {"goal": {"goal", "also"}, "satisfied": {"goal", "also"}, "ask": {"
 
 
 def _case(raw: Any, houses: dict[str, int]) -> GoalCase:
-    if not isinstance(raw, dict) or not isinstance(raw.get("id"), str):
-        raise FormatError(f"a goal case must be a mapping with an 'id': {raw!r}")
-    where = f"goal case {raw['id']}"
-    unknown = set(raw) - {"id", "split", "house", "categories", "text", "speaker", "before", "gold"}
-    if unknown:
-        raise FormatError(f"{where}: unknown key(s) {sorted(unknown)}")
-    if raw.get("split") not in SPLITS:
-        raise FormatError(f"{where}: split must be one of {SPLITS}")
-    if raw.get("house") not in houses:
-        raise FormatError(f"{where}: house {raw.get('house')!r} is not in 'houses'")
-    categories = raw.get("categories")
-    if not isinstance(categories, list) or not categories or not set(categories) <= set(CATEGORIES):
-        raise FormatError(f"{where}: categories must be a non-empty list of {CATEGORIES}")
-    if not isinstance(raw.get("text"), str) or not raw["text"].strip():
-        raise FormatError(f"{where}: text must be a non-empty string")
+    where = check_header(raw, houses, what="goal", keys={"speaker", "before", "gold"}, categories=CATEGORIES)
     speaker = raw.get("speaker")
     if speaker is not None and not isinstance(speaker, str):
         raise FormatError(f"{where}: speaker must be a person's entity name")
@@ -224,7 +205,7 @@ def _case(raw: Any, houses: dict[str, int]) -> GoalCase:
     if extra:
         raise FormatError(f"{where}: outcome {outcome} takes only {sorted(_GOLD_KEYS[outcome])}, not {sorted(extra)}")
     fields = _gold_fields(where, outcome, gold)
-    return GoalCase(raw["id"], raw["split"], raw["house"], houses[raw["house"]], tuple(categories),
+    return GoalCase(raw["id"], raw["split"], raw["house"], houses[raw["house"]], tuple(raw["categories"]),
                     raw["text"].strip(), outcome, speaker, changes, **fields)
 
 
@@ -541,24 +522,11 @@ class Options:
     cases_out: Path | None
 
 
-def _listed(env: dict[str, str], key: str, default: str, valid: Sequence[str]) -> tuple[str, ...]:
-    values = tuple(x.strip() for x in env.get(key, default).split(",") if x.strip())
-    if not values or not set(values) <= set(valid):
-        raise L3mpError(f"{key}={env.get(key)!r}: use one or more of {', '.join(valid)} (comma-separated)")
-    return values
-
-
 def options(quick: bool, env: dict[str, str] | None = None) -> Options:
     """The run's options from the environment (see the module docstring); L3mpError on a bad value."""
     from l3mp.planning.planner import PLANNERS
 
     env = dict(os.environ) if env is None else env
-    split = env.get(ENV_SPLIT, "").strip() or ("all" if quick else "test")
-    if split not in (*SPLITS, "all"):
-        raise L3mpError(f"{ENV_SPLIT}={split!r}: use dev, test or all")
-    retrievals = _listed(env, ENV_RETRIEVAL, "search", RETRIEVALS)
-    llms = _listed(env, ENV_LLMS, "simulated" if quick else "configured,simulated", ("configured", "simulated"))
-    ids = tuple(x.strip() for x in env.get(ENV_IDS, "").split(",") if x.strip())
     planner = env.get(ENV_PLANNER, "").strip() or "lapkt"
     if planner not in PLANNERS:
         raise L3mpError(f"{ENV_PLANNER}={planner!r}: use one of {', '.join(PLANNERS)}")
@@ -568,30 +536,22 @@ def options(quick: bool, env: dict[str, str] | None = None) -> Options:
         raise L3mpError(f"{ENV_TIMEOUT}={env.get(ENV_TIMEOUT)!r}: seconds, a number") from None
     if timeout_s <= 0:
         raise L3mpError(f"{ENV_TIMEOUT}={timeout_s:g}: must be positive")
-    out = env.get(ENV_CASES, "").strip()
-    cases_out = Path(out) if out else (None if quick else DEFAULT_CASES_OUT)
-    return Options(split, retrievals, llms, ids, planner, timeout_s, cases_out)
-
-
-def select(bench: Benchmark, opts: Options) -> list[GoalCase]:
-    if not opts.ids:
-        return bench.split(opts.split)
-    unknown = set(opts.ids) - {c.id for c in bench.cases}
-    if unknown:
-        raise L3mpError(f"{ENV_IDS}: unknown case id(s) {', '.join(sorted(unknown))}")
-    return [c for c in bench.cases if c.id in opts.ids]
+    return Options(split_option(env, ENV_SPLIT, quick), listed_option(env, ENV_RETRIEVAL, "search", RETRIEVALS),
+                   listed_option(env, ENV_LLMS, "simulated" if quick else ",".join(LLMS), LLMS),
+                   ids_option(env, ENV_IDS), planner, timeout_s,
+                   cases_out_option(env, ENV_CASES, quick, DEFAULT_CASES_OUT))
 
 
 @register("goals")
 def goal_suite(quick: bool) -> Iterator[Metric]:
     """Every selected case, for every LLM and retrieval mode (see the module docstring)."""
     opts = options(quick)
-    cases = select(load_benchmark(), opts)
+    cases = select(load_benchmark().cases, opts.split, opts.ids, ENV_IDS)
     split = "ids" if opts.ids else opts.split
     test_details: dict[str, list[dict]] = {}
     for which in opts.llms:
         try:
-            llm, name = _make_llm(which)
+            llm, name = run_llm(which, _simulated_llm)
         except L3mpError as exc:
             yield error_metric(f"{which}_error", exc)
             continue
@@ -606,38 +566,13 @@ def goal_suite(quick: bool) -> Iterator[Metric]:
                           f"{'right' if last.plan_right else 'wrong'}", file=sys.stderr, flush=True)
                 about = f"{name}, retrieval {retrieval}, planner {opts.planner}, split {split}"
                 yield from metrics(tag, scored, simulated=which == "simulated", about=about)
-                yield from _details(tag, scored, opts, test_details)
+                yield from detail_rows(tag, scored, unit="cases", cases_out=opts.cases_out, env_key=ENV_CASES,
+                                       test_details=test_details)
         finally:
             llm.close()
-    if test_details and opts.cases_out is not None:
-        document = {"note": "per-case results of the TEST split of l3mp bench goals; report, do not tune on them",
-                    "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "quick": quick,
-                    "runs": test_details}
-        opts.cases_out.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(opts.cases_out, json.dumps(document, indent=1) + "\n")
+    write_test_details(opts.cases_out, suite="goals", quick=quick, details=test_details)
 
 
-def _details(tag: str, scored: Sequence[Scored], opts: Options, test_details: dict[str, list[dict]]
-             ) -> Iterator[Metric]:
-    """DEV per-case details as a row; TEST ones kept for the cases file (apart, so nobody tunes on them)."""
-    dev = [s.to_json() for s in scored if s.case.split == "dev"]
-    if dev:
-        yield Metric(f"{tag}_dev_cases", len(dev), "cases",
-                     notes="per-case details of the DEV split: " + json.dumps(dev, separators=(",", ":")))
-    test = [s.to_json() for s in scored if s.case.split == "test"]
-    if test:
-        test_details[tag] = test
-        where = str(opts.cases_out) if opts.cases_out else f"not saved (set {ENV_CASES})"
-        yield Metric(f"{tag}_test_cases", len(test), "cases", notes=f"per-case details of the TEST split: {where}")
-
-
-def _make_llm(which: str) -> tuple[Any, str]:
-    if which == "simulated":
-        module = simulated_llm_module()
-        llm = module.SimulatedLLM(household(), module.ErrorModel(), seed=0)
-        return llm, llm.name
-    from l3mp.llm.factory import make_llm
-    from l3mp.llm.settings import LLMSettings
-
-    settings = LLMSettings.from_sources(overrides={"cache": False})
-    return make_llm(settings), settings.name
+def _simulated_llm() -> Any:
+    module = simulated_llm_module()
+    return module.SimulatedLLM(household(), module.ErrorModel(), seed=0)

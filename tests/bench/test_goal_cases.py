@@ -16,13 +16,13 @@ from l3mp.bench import update_suite
 from l3mp.bench.goal_suite import (
     CATEGORIES,
     GOLD,
-    SPLITS,
     GoalCase,
     case_world,
     cases_resource,
     house_of,
     load_benchmark,
 )
+from l3mp.bench.handwritten import SPLITS
 from l3mp.bench.update_suite import household
 from l3mp.errors import ProblemError
 from l3mp.planning.goal import WILDCARD, assemble_goal, parse_goal

@@ -37,6 +37,7 @@ from l3mp.bench.goal_suite import (
     simulated_llm_module,
     summary,
 )
+from l3mp.bench.handwritten import select
 from l3mp.bench.update_suite import household
 from l3mp.errors import FormatError, L3mpError
 from l3mp.planning.goal import Literal
@@ -203,3 +204,11 @@ def test_the_quick_suite_reports_rows_overall_and_per_category(tmp_path, monkeyp
     assert rows[f"{tag}_test_cases"]["value"] == 1
     saved = (tmp_path / "cases.json").read_text(encoding="utf-8")
     assert '"t04-12"' in saved and "d21-13" not in saved
+
+
+def test_cases_are_selected_by_split_or_by_known_ids():
+    cases = list(BENCH.values())
+    assert {c.split for c in select(cases, "dev", (), ENV_IDS)} == {"dev"}
+    assert [c.id for c in select(cases, "dev", ("t04-01", "d21-01"), ENV_IDS)] == ["d21-01", "t04-01"]
+    with pytest.raises(L3mpError, match="unknown case id"):
+        select(cases, "all", ("d21-01", "zz-99"), ENV_IDS)

@@ -1,0 +1,153 @@
+"""What the benchmarks of hand-written cases share: the cases file's frame, run options from the environment, the
+LLM of a run, and per-case results kept apart by split (DEV among the results, TEST in a file of their own, so that
+nobody tunes on TEST failures by accident)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+import yaml
+
+from l3mp.bench.runner import Metric
+from l3mp.errors import FormatError, L3mpError
+from l3mp.files import write_text_atomic
+
+SPLITS = ("dev", "test")
+LLMS = ("configured", "simulated")
+C = TypeVar("C")
+
+
+# ---- the cases file ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Benchmark(Generic[C]):
+    """The houses (key -> seed) and the cases of a cases file."""
+
+    houses: dict[str, int]
+    cases: tuple[C, ...]
+
+    def split(self, name: str) -> list[C]:
+        """The cases of split `name` (``all``: every case)."""
+        return [c for c in self.cases if name == "all" or c.split == name]  # type: ignore[attr-defined]
+
+
+def cases_file(name: str) -> Any:
+    """A packaged cases file (a Traversable: works from a checkout, an editable and a normal install)."""
+    return resources.files("l3mp.bench").joinpath("cases", name)
+
+
+def load_cases(name: str, what: str, parse: Callable[[Any, dict[str, int]], C],
+               path: str | Path | None = None) -> Benchmark[C]:
+    """Read cases file `path` (default: the packaged file `name`) and `parse` each raw case with the houses;
+    FormatError when the file has not the frame of houses and cases (`parse` names a malformed case)."""
+    text = Path(path).read_text(encoding="utf-8") if path else cases_file(name).read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    if not isinstance(data, dict) or not isinstance(data.get("houses"), dict) or not isinstance(
+            data.get("cases"), list):
+        raise FormatError(f"the {what} cases file needs 'houses' (key -> seed) and 'cases' (a list)")
+    houses = {str(k): int(v) for k, v in data["houses"].items()}
+    return Benchmark(houses, tuple(parse(raw, houses) for raw in data["cases"]))
+
+
+def check_header(raw: Any, houses: Mapping[str, int], *, what: str, keys: set[str],
+                 categories: Sequence[str]) -> str:
+    """Check what every case has (id, split, house, categories, text) and that it has no key beyond `keys`;
+    returns how to name the case in errors. FormatError names the case and what is wrong."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("id"), str):
+        raise FormatError(f"a {what} case must be a mapping with an 'id': {raw!r}")
+    where = f"{what} case {raw['id']}"
+    unknown = set(raw) - keys - {"id", "split", "house", "categories", "text"}
+    if unknown:
+        raise FormatError(f"{where}: unknown key(s) {sorted(unknown)}")
+    if raw.get("split") not in SPLITS:
+        raise FormatError(f"{where}: split must be one of {SPLITS}")
+    if raw.get("house") not in houses:
+        raise FormatError(f"{where}: house {raw.get('house')!r} is not in 'houses'")
+    listed = raw.get("categories")
+    if not isinstance(listed, list) or not listed or not set(listed) <= set(categories):
+        raise FormatError(f"{where}: categories must be a non-empty list of {tuple(categories)}")
+    if not isinstance(raw.get("text"), str) or not raw["text"].strip():
+        raise FormatError(f"{where}: text must be a non-empty string")
+    return where
+
+
+# ---- options ----------------------------------------------------------------------------------
+def split_option(env: Mapping[str, str], key: str, quick: bool) -> str:
+    """``dev``, ``test`` or ``all`` (default: all in a quick run, else test)."""
+    split = env.get(key, "").strip() or ("all" if quick else "test")
+    if split not in (*SPLITS, "all"):
+        raise L3mpError(f"{key}={split!r}: use dev, test or all")
+    return split
+
+
+def listed_option(env: Mapping[str, str], key: str, default: str, valid: Sequence[str]) -> tuple[str, ...]:
+    """A comma-separated list of some of `valid`."""
+    values = tuple(x.strip() for x in env.get(key, default).split(",") if x.strip())
+    if not values or not set(values) <= set(valid):
+        raise L3mpError(f"{key}={env.get(key)!r}: use one or more of {', '.join(valid)} (comma-separated)")
+    return values
+
+
+def ids_option(env: Mapping[str, str], key: str) -> tuple[str, ...]:
+    return tuple(x.strip() for x in env.get(key, "").split(",") if x.strip())
+
+
+def cases_out_option(env: Mapping[str, str], key: str, quick: bool, default: Path) -> Path | None:
+    """Where TEST per-case results go: `key`'s path, else `default` in a full run and nowhere in a quick one."""
+    out = env.get(key, "").strip()
+    return Path(out) if out else (None if quick else default)
+
+
+def select(cases: Sequence[Any], split: str, ids: Sequence[str], key: str) -> list[Any]:
+    """The cases of `split` or, when `ids` are given, those (L3mpError naming unknown ids, from variable `key`)."""
+    if not ids:
+        return [c for c in cases if split == "all" or c.split == split]
+    unknown = set(ids) - {c.id for c in cases}
+    if unknown:
+        raise L3mpError(f"{key}: unknown case id(s) {', '.join(sorted(unknown))}")
+    return [c for c in cases if c.id in ids]
+
+
+# ---- the LLM of a run -------------------------------------------------------------------------
+def run_llm(which: str, simulated: Callable[[], Any]) -> tuple[Any, str]:
+    """The LLM of a run and its name: ``simulated`` (made by `simulated`) or ``configured`` (``L3MP_LLM_*``, no
+    response cache: every case is really asked)."""
+    if which == "simulated":
+        llm = simulated()
+        return llm, llm.name
+    from l3mp.llm.factory import make_llm
+    from l3mp.llm.settings import LLMSettings
+
+    settings = LLMSettings.from_sources(overrides={"cache": False})
+    return make_llm(settings), settings.name
+
+
+# ---- per-case results -------------------------------------------------------------------------
+def detail_rows(tag: str, scored: Sequence[Any], *, unit: str, cases_out: Path | None, env_key: str,
+                test_details: dict[str, list[dict]]) -> Iterator[Metric]:
+    """The DEV per-case results (items with ``case.split`` and ``to_json()``) as a row; the TEST ones kept in
+    `test_details` under `tag` for `write_test_details`, with a row saying where they go."""
+    dev = [s.to_json() for s in scored if s.case.split == "dev"]
+    if dev:
+        yield Metric(f"{tag}_dev_cases", len(dev), unit,
+                     notes="per-case details of the DEV split: " + json.dumps(dev, separators=(",", ":")))
+    test = [s.to_json() for s in scored if s.case.split == "test"]
+    if test:
+        test_details[tag] = test
+        where = str(cases_out) if cases_out else f"not saved (set {env_key})"
+        yield Metric(f"{tag}_test_cases", len(test), unit, notes=f"per-case details of the TEST split: {where}")
+
+
+def write_test_details(path: Path | None, *, suite: str, quick: bool, details: dict[str, list[dict]]) -> None:
+    """Write the TEST per-case results of every run of `suite` to `path` (nothing when either is empty)."""
+    if not details or path is None:
+        return
+    document = {"note": f"per-case results of the TEST split of l3mp bench {suite}; report, do not tune on them",
+                "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "quick": quick, "runs": details}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(path, json.dumps(document, indent=1) + "\n")
