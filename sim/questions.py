@@ -26,7 +26,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from l3mp_sim.events import Event
@@ -155,7 +155,10 @@ def cases_of(episode: Episode) -> list[QuestionCase]:
     maker = _Maker(episode)
     out: list[QuestionCase] = []
     for kind in KINDS:
-        drawn = list(getattr(maker, kind)())
+        drawn = []
+        for text, gold, oracle in getattr(maker, kind)():
+            drawn.append((text, gold, replace(oracle, rephrase=maker.usual if maker.usual != text else "")))
+            maker.usual = ""
         maker.rng.shuffle(drawn)
         wanted = PER_KIND + (1 if kind == "yes_no" else 0)
         for text, gold, oracle in _distinct(drawn)[:wanted]:
@@ -184,6 +187,8 @@ class _Maker:
         self.graph = episode.state.graph
         self.domain = episode.world.domain
         self.rng = random.Random(f"{episode.seed}/questions")
+        self.usual = ""
+        """The usual phrasing of the question `say` made last."""
         self.records = episode.records()
         labels = [self.label(n) for n in self.graph.entities()]
         self.unique = {n for n in self.graph.entities() if labels.count(self.label(n)) == 1}
@@ -207,11 +212,12 @@ class _Maker:
         return [i for i in self.items() if i in moved]
 
     def say(self, usual: tuple[str, ...], other: tuple[str, ...] = (), **values: str) -> str:
-        """A question in one of the usual phrasings, or (`OTHER_PHRASING` of the time) in another one."""
+        """A question in one of the usual phrasings, or (`OTHER_PHRASING` of the time) in another one; `usual` keeps
+        its first usual phrasing (what the simulated LLM rephrases the other ones to)."""
+        capitals = {k.upper(): v[:1].upper() + v[1:] for k, v in values.items()}
+        self.usual = usual[0].format(**values, **capitals)
         templates = other if other and self.rng.random() < OTHER_PHRASING else usual
-        text = self.rng.choice(templates).format(**values, **{k.upper(): v[:1].upper() + v[1:]
-                                                               for k, v in values.items()})
-        return text
+        return self.rng.choice(templates).format(**values, **capitals)
 
     # ---- kinds -------------------------------------------------------------------------------
     def where(self) -> Iterator[tuple[str, Gold, QuestionOracle]]:

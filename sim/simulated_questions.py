@@ -36,7 +36,8 @@ _SELECTED = re.compile(r"^select .*?: (\d+):", re.MULTILINE)
 @dataclass(frozen=True)
 class QuestionOracle:
     """The gold answer of a question: its kind (``entities``, ``count``, ``yes_no``, ``time``, ``decline``) and value;
-    `anchor` the entity to look around first, `select` the selection (type, state, place) a count is made of."""
+    `anchor` the entity to look around first, `select` the selection (type, state, place) a count is made of; a
+    question asked in an unusual phrasing is first rephrased (`rephrase`), unless that was refused."""
 
     kind: str
     entities: tuple[str, ...] = ()
@@ -45,6 +46,8 @@ class QuestionOracle:
     record: int | None = None
     anchor: str | None = None
     select: dict[str, str] = field(default_factory=dict)
+    rephrase: str = ""
+    """The question in a usual phrasing, when it was asked in another one (what a model that understood it says)."""
 
 
 class SimulatedQuestionLLM(SimulatedLLM):
@@ -81,6 +84,8 @@ class SimulatedQuestionLLM(SimulatedLLM):
               ) -> dict[str, Any]:
         seen = user.split("Seen so far:", 1)[-1]
         anchor = gold.anchor if gold.anchor in names else None
+        if gold.rephrase and "Check:" not in seen:
+            return {"op": "rephrase", "question": gold.rephrase}
         if gold.kind == "decline":
             return {"op": "decline", "reason": "the memory does not say"}
         if gold.kind == "yes_no":

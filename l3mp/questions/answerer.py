@@ -19,7 +19,7 @@ from l3mp.errors import FormatError
 from l3mp.llm.types import LLM, TokenLedger
 from l3mp.questions.answer import DECLINED, Answer
 from l3mp.questions.clock import clock_words, moment_in
-from l3mp.questions.forms import normalise, read
+from l3mp.questions.forms import Question, normalise, read
 from l3mp.questions.loop import Caps, Loop
 from l3mp.questions.memory import Memory
 from l3mp.questions.symbolic import Symbolic
@@ -44,7 +44,8 @@ class QuestionAnswerer:
         self._domain = domain
         self._rules = rules if rules is not None else RuleSet.for_domain(domain)
         self._grounder = Grounder(domain, self._rules)
-        self._symbolic = Symbolic(self._grounder) if symbolic else None
+        self._symbolic = Symbolic(self._grounder)
+        self._fast = symbolic
         self._llm = llm
         self._make_llm = make_llm
         self._caps = caps or Caps()
@@ -79,10 +80,10 @@ class QuestionAnswerer:
         if answer is None:
             memory = self._memory_then(question, memory, now)
             asked = read(question, memory, self._grounder, now)
-            answer = self._symbolic.answer(asked, memory, now) if self._symbolic is not None else None
+            answer = self._symbolic.answer(asked, memory, now) if self._fast else None
             loop = self._loop() if answer is None else None
             if loop is not None:
-                answer = loop.run(asked, memory, now)
+                answer = loop.run(asked, memory, now, lambda text: self._reread(text, memory, now))
             if answer is None:
                 answer = Answer(question, DECLINED, asked.kind, "I cannot answer this kind of question without the "
                                 "LLM; ask where something is, who has or did something, how many, yes or no, or since "
@@ -108,6 +109,11 @@ class QuestionAnswerer:
                           f"(record #{first.seq}); I know nothing of {clock_words(moment.time, now)}.",
                           at=moment.time)
         return None
+
+    def _reread(self, text: str, memory: Memory, now: float) -> tuple[Question, Answer | None]:
+        """A rephrasing of the question (by the LLM) read and answered by the symbolic forms."""
+        asked = read(text, memory, self._grounder, now)
+        return asked, self._symbolic.answer(asked, memory, now)
 
     @staticmethod
     def _memory_then(question: str, memory: Memory, now: float) -> Memory:

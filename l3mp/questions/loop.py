@@ -10,8 +10,8 @@ steps or once `Caps.max_tokens` tokens are spent, and then declines with what it
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from l3mp.domain.triplets import Fact
@@ -26,6 +26,8 @@ from l3mp.questions.wording import because, listing
 from l3mp.world.history import FactStory
 from l3mp.world.record import ChangeRecord
 
+Reread = Callable[[str], "tuple[Question, Answer | None]"]
+"""Reads a rephrased question and answers it with the symbolic forms (None: not one of them)."""
 PURPOSE = "question"
 """The token ledger's purpose of the loop's calls."""
 
@@ -67,7 +69,8 @@ class Loop:
         self._llm = llm
         self._caps = caps
 
-    def run(self, question: Question, memory: Memory, now: float) -> Answer:
+    def run(self, question: Question, memory: Memory, now: float, reread: Reread) -> Answer:
+        """Answer `question` from `memory`; `reread` reads and answers a rephrasing of it with the symbolic forms."""
         seen = _Seen()
         ledger = TokenLedger()
         steps: list[Step] = []
@@ -92,6 +95,14 @@ class Loop:
                 steps.append(Step("llm", (), f"unusable step: {problem[:200]}", *spent))
                 continue
             op = str(action.get("op", ""))
+            if op == "rephrase":
+                problem, answer = _rephrased(question, str(action.get("question", "")), reread)
+                steps.append(Step(op, _args(action), problem or f"answered as {answer.kind}", *spent))  # type: ignore[union-attr]
+                if answer is not None:
+                    return replace(answer, question=question.text, steps=(*steps, *answer.steps), via="llm",
+                                   ledger=ledger)
+                seen.lines.append(f"Check: {problem}")
+                continue
             if op.startswith("answer") or op == "decline":
                 problem = _reflect(action, seen)
                 steps.append(Step(op, _args(action), problem or "accepted", *spent))
@@ -174,6 +185,21 @@ class Loop:
                           entities=tuple(seen.selected or ()), facts=cited, **common)
         return Answer(question.text, ANSWERED, question.kind, f"{listing(memory, entities).capitalize()}.",
                       entities=entities, facts=cited, **common)
+
+
+def _rephrased(question: Question, text: str, reread: Reread) -> tuple[str | None, Answer | None]:
+    """The symbolic answer to the LLM's rephrasing of the question, or why it cannot be used: the rephrasing must
+    be one of the usual forms and name only things the question itself names."""
+    if not text.strip():
+        return "the rephrased question is empty", None
+    asked, answer = reread(text)
+    if answer is None:
+        return f"{text!r} is not one of the usual questions; use the operations", None
+    named = {c for m in question.mentions for c in (*m.candidates, *m.alternatives, *m.broader)}
+    extra = {c for m in asked.things() for c in m.candidates} - named
+    if extra:
+        return f"{text!r} asks about {', '.join(sorted(extra)[:5])}, which the question does not name", None
+    return None, answer
 
 
 def _reflect(action: dict[str, Any], seen: _Seen) -> str | None:

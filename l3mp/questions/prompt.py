@@ -19,11 +19,16 @@ from l3mp.questions.forms import Question
 from l3mp.questions.memory import MAX_DEPTH, Memory
 
 QUESTION_STEP = "question_step"
+MAX_REPHRASE = 120
+"""Characters of a rephrased question at most."""
 """Schema name of one step of the question loop."""
 
 SYSTEM = """You answer questions about a home from the robot's memory: facts such as "on mug_1 table_1" \
 (the mug is on the table), "in_room table_1 kitchen_1", "has michael phone_1", "light_on lamp_1". Each step, \
-either look at the memory with one operation, or answer:
+either rephrase the question, look at the memory with one operation, or answer:
+- rephrase QUESTION: the same question said plainly as one of: "where is X", "which room is X in", "since when \
+is X on the Y", "when was X last opened", "who has X", "who moved X", "how many X are on", "is X on", "is X on the \
+Y", "what is on X", "who is in the room where X is" (best first step when it fits);
 - facts_of ENTITY: every fact about it, with the record that made it true;
 - neighbours ENTITY DEPTH: what is within DEPTH facts of it;
 - path FROM TO: the chain of facts that joins two things;
@@ -33,9 +38,11 @@ either look at the memory with one operation, or answer:
 - decline: the memory cannot answer (say why).
 Use only what the memory shows; never guess. Names are the memory's entity names."""
 
-EXAMPLE = """Example (another home):
+EXAMPLE = """Examples (another home):
+Request: could you tell me where my book ended up?
+Step: {"action": {"op": "rephrase", "question": "where is the book"}}
 Things the question names:
-cup_1 (dish): cup | facts: on cup_1 shelf_1
+cup_1 (dish): cup
 Seen so far:
 facts of cup_1: on cup_1 shelf_1 (since #4 09:10)
 Request: what else is on the shelf the cup is on?
@@ -45,13 +52,10 @@ Step: {"action": {"op": "answer_entities", "entities": ["book_2"]}}"""
 
 
 def messages(memory: Memory, question: Question, focus: Sequence[str], seen: Sequence[str]) -> list[Message]:
-    """System: instructions and the example; user: the named things, the observations, the question."""
+    """System: instructions and the example; user: the named things (their facts are the first observations), the
+    observations, the question."""
     graph = memory.graph
-    things = []
-    for name in focus:
-        attrs = graph.entity_attrs(name)
-        facts = sorted(f for f in graph.facts(entity=name) if f.args and f.args[0] == name)
-        things.append(entity_line(name, str(attrs["type"]), memory.label(name), facts))
+    things = [entity_line(name, str(graph.entity_type(name)), memory.label(name)) for name in focus]
     user = "Things the question names:\n" + ("\n".join(things) or "(none found)")
     user += "\n\nSeen so far:\n" + ("\n".join(seen) or "(nothing yet)")
     user += f"\n\n{request_line(REQUEST, question.text)}"
@@ -72,6 +76,7 @@ def schema(memory: Memory, max_listed: int) -> dict[str, Any]:
     optional = {"type": "string", "enum": ["", *names]}
     unary = sorted(n for n, p in memory.domain.predicates.items() if p.arity == 1)
     variants = [
+        _variant("rephrase", question={"type": "string", "maxLength": MAX_REPHRASE}),
         _variant("facts_of", entity=entity),
         _variant("neighbours", entity=entity, depth={"type": "integer", "minimum": 1, "maximum": MAX_DEPTH}),
         _variant("path", **{"from": entity, "to": entity}),

@@ -287,15 +287,21 @@ class Symbolic:
             return "it was moved" + (f" to {listing(memory, sorted(places))}" if places else ""), moved
         return "it changed", lambda r: r.seq > 1 and _touches(r, entity)
 
+    def _asked_record(self, work: _Work, entity: str) -> tuple[str, ChangeRecord | None]:
+        """The newest record of the change the question asks about (cited), and that change in words."""
+        said, test = self._target(work, entity)
+        record = _last(work.memory, entity, test)
+        work.step("history_of", (entity,), f"last record where {said}: #{record.seq}" if record else "none")
+        if record is not None:
+            work.records.append(record)
+        return said, record
+
     def _last_change(self, work: _Work, subjects: list[str]) -> Answer:
         memory = work.memory
         entity = subjects[0]
-        said, test = self._target(work, entity)
-        record = _last(memory, entity, test)
-        work.step("history_of", (entity,), f"last record where {said}: #{record.seq}" if record else "none")
+        said, record = self._asked_record(work, entity)
         if record is None:
             return self._unknown_change(work, entity, said)
-        work.records.append(record)
         return work.finish(ANSWERED, f"{_cap(the(memory, entity))}: {said} at {clock_words(record.time, work.now)} "
                                      f"({because(record, work.now)}).", time=record.time)
 
@@ -340,12 +346,9 @@ class Symbolic:
     def _who_did(self, work: _Work, subjects: list[str]) -> Answer:
         memory = work.memory
         entity = subjects[0]
-        said, test = self._target(work, entity)
-        record = _last(memory, entity, test)
-        work.step("history_of", (entity,), f"last record where {said}: #{record.seq}" if record else "none")
+        said, record = self._asked_record(work, entity)
         if record is None:
             return self._unknown_change(work, entity, said)
-        work.records.append(record)
         actor = self._actor(memory, record.input or "", entity)
         work.step("ground", (f"#{record.seq}",), f"actor: {actor or 'none named'}")
         if actor is None:

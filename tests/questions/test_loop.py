@@ -112,3 +112,21 @@ def test_the_llm_is_made_only_for_a_question_that_needs_it(world):
     assert made == [] and answerer.llm is None
     assert answerer.ask_world(world, "Tell me a story about the mug", now=NOW).via == "llm"
     assert len(made) == 1 and answerer.llm is made[0]
+
+
+
+def test_a_rephrasing_is_answered_by_the_symbolic_forms(world):
+    answer, _ = _ask(world, "Which person got the fridge open?", QuestionOracle(
+        "entities", ("jessica",), rephrase="who opened the fridge"))
+    assert (answer.status, answer.via, answer.kind, answer.entities) == (ANSWERED, "llm", "who_did", ("jessica",))
+    assert answer.steps[0].op == "rephrase" and answer.ledger.by_purpose()["question"].prompt_tokens > 0
+    assert answer.question == "Which person got the fridge open?" and answer.cited_records() == [3]
+
+
+def test_a_rephrasing_that_names_another_thing_or_no_form_is_refused(world):
+    answer, _ = _ask(world, "Can you find the fridge for me?", QuestionOracle(
+        "entities", ("kitchen_1",), anchor="fridge_1", rephrase="where is the grey mug"))
+    assert "grey_mug_1, which the question does not name" in answer.steps[0].saw
+    assert answer.steps[1].op != "rephrase" and answer.entities == ("kitchen_1",)
+    told, _ = _ask(world, "Sing me the fridge song", QuestionOracle("decline", rephrase="tell me a story"))
+    assert "not one of the usual questions" in told.steps[0].saw and told.status == DECLINED
