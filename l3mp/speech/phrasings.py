@@ -38,6 +38,20 @@ class Phrasing:
         """The types of its slots, in order."""
         return tuple(t[1:-1] for t in self.tokens if t.startswith("{"))
 
+    def first_words(self) -> frozenset[str]:
+        """The words it can open with: its first word, or the first word of each alternative of an opening group."""
+        first = self.tokens[0]
+        if first != "(":
+            return frozenset() if first in "[|" or first.startswith("{") else frozenset({first})
+        out, depth = set(), 0
+        for previous, token in zip(self.tokens, self.tokens[1:], strict=False):
+            depth += {"(": 1, ")": -1}.get(previous, 0)
+            if depth == 0:
+                break
+            if depth == 1 and previous in "(|" and token not in "([|" and not token.startswith("{"):
+                out.add(token)
+        return frozenset(out)
+
     def render(self, word: Callable[[str], str], slot: Callable[[str], str], optional: tuple[str, str],
                group: tuple[str, str] = ("(", ")")) -> str:
         """The phrasing in another notation: `word` and `slot` render its words and slots, `optional` and `group`
@@ -54,6 +68,8 @@ class Phrasings:
     phrasings: tuple[Phrasing, ...]
     task_prefix: tuple[str, ...] = ()
     qualified_by_room: tuple[str, ...] = ()
+    filler_words: tuple[str, ...] = ()
+    """Everyday words no request uses: speech the phrasings cannot hold is heard as a run of them."""
 
     @property
     def slot_types(self) -> frozenset[str]:
@@ -112,10 +128,15 @@ def parse(data: dict, domain: Domain, where: str = "speech phrasings") -> Phrasi
     qualified = tuple(str(t) for t in data.get("qualified_by_room") or ())
     problems += [f"qualified_by_room: {t!r} is not a type of domain {domain.name}" for t in qualified
                  if not domain.has_type(t)]
+    filler = data.get("filler_words") or []
+    if not isinstance(filler, list) or not all(isinstance(w, str) for w in filler):
+        problems.append("filler_words must be a list of words (quote yes, no, on, off: YAML reads them as true or "
+                        "false)")
+        filler = []
     if problems:
         raise DomainError(f"{where}: " + "; ".join(problems))
     prefix = tuple(" ".join(_TOKEN.findall(str(p).lower())) for p in data.get("task_prefix") or ())
-    return Phrasings(tuple(out), prefix, qualified)
+    return Phrasings(tuple(out), prefix, qualified, tuple(dict.fromkeys(w.lower() for w in filler)))
 
 
 def _texts(value: object, what: str, problems: list[str]) -> list[str]:
