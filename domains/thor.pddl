@@ -144,10 +144,11 @@
     :precondition (and (at ?a ?m) (holding ?a ?i) (not (is_open ?m)) (not (toggled_on ?m)))
     :effect (and (hot ?i) (not (cold ?i)) (when (cookable ?i) (cooked ?i))))
 
-  ; put the held item on a burner, turn its knob on and off, pick the item up
+  ; put the held item on a free burner, turn its knob on and off, pick the item up
   (:action heat_on_stove
     :parameters (?a - agent ?i - item ?b - stove_burner ?k - stove_knob)
-    :precondition (and (at ?a ?b) (holding ?a ?i) (controls ?k ?b) (not (toggled_on ?k)))
+    :precondition (and (at ?a ?b) (holding ?a ?i) (controls ?k ?b) (not (toggled_on ?k))
+                       (not (exists (?x - thing) (in ?x ?b))))
     :effect (and (hot ?i) (not (cold ?i)) (when (cookable ?i) (cooked ?i))))
 
   ; put the held item in the closed fridge, close it, take the item out and close it again
@@ -156,8 +157,9 @@
     :precondition (and (at ?a ?f) (holding ?a ?i) (not (is_open ?f)))
     :effect (and (cold ?i) (not (hot ?i))))
 
-  ; put the held cup in the coffee machine, run it, pick the cup up
+  ; put the held cup in the empty coffee machine, run it, pick the cup up
   (:action fill_with_coffee
     :parameters (?a - agent ?i - item ?c - coffee_machine)
-    :precondition (and (at ?a ?c) (holding ?a ?i) (fillable ?i) (not (toggled_on ?c)))
+    :precondition (and (at ?a ?c) (holding ?a ?i) (fillable ?i) (not (toggled_on ?c))
+                       (not (exists (?x - thing) (in ?x ?c))))
     :effect (and (filled_with ?i coffee) (not (filled_with ?i water)) (not (filled_with ?i wine)))))

@@ -5,10 +5,11 @@ positions of alfworld's layout, and applies to that metadata the documented effe
 the adapter sends, including its failures: an unknown or invisible object, one out of reach, a full hand, an
 empty hand, a closed or full receptacle, an object that cannot be opened, toggled or sliced. Each call returns a
 real ``ai2thor.server.Event``. Physics is approximated, and said so: an object is visible when it is within the
-visibility distance and the agent's 90-degree field of view and not shut in a closed receptacle (no occlusion
-by other objects); a receptacle is full when the floor area of what it holds leaves no room for the held
-object's footprint (appliances such as a coffee machine take one object); slicing leaves the whole object
-(``isSliced``) and adds its pieces in the same place.
+visibility distance and the agent's 90-degree field of view (its centre or a corner of its bounding box) and not
+shut in a closed receptacle (no occlusion by other objects); an empty receptacle takes any object (a pan overhangs
+its burner), one that holds something is full when the floor area of its contents leaves no room for the held
+object's footprint (appliances such as a coffee machine take one object);
+slicing leaves the whole object (``isSliced``) and adds its pieces in the same place.
 It is never used with a real AI2-THOR build (see `l3mp.thor.controller`).
 """
 
@@ -116,8 +117,8 @@ class MetadataController:
             raise ActionFailed(f"{receptacle['objectId']} is not a receptacle")
         if receptacle["openable"] and not receptacle["isOpen"]:
             raise ActionFailed(f"{receptacle['objectId']} is closed; open it first")
-        if _footprint(held) > self._free_area(receptacle) or (
-                receptacle["objectType"] in SINGLE_SLOT and self._contents(receptacle)):
+        contents = self._contents(receptacle)
+        if contents and (receptacle["objectType"] in SINGLE_SLOT or _footprint(held) > self._free_area(receptacle)):
             raise ActionFailed(f"No valid positions to place object found: {receptacle['objectId']} is full")
         self._place(held, receptacle)
         self._held = None
@@ -250,13 +251,17 @@ class MetadataController:
             holder = self._objects.get(parent)
             if holder is not None and holder["openable"] and not holder["isOpen"]:
                 return False
-        distance = horizontal_distance(self._agent["position"], obj["position"])
+        return any(self._in_view(point) for point in _points(obj))
+
+    def _in_view(self, point: dict[str, float]) -> bool:
+        """Whether a point is within the visibility distance and the field of view."""
+        here = self._agent["position"]
+        distance = horizontal_distance(here, point)
         if distance > VISIBILITY_DISTANCE_M:
             return False
         if distance < 1e-6:
             return True
-        heading = math.degrees(math.atan2(obj["position"]["x"] - self._agent["position"]["x"],
-                                          obj["position"]["z"] - self._agent["position"]["z"]))
+        heading = math.degrees(math.atan2(point["x"] - here["x"], point["z"] - here["z"]))
         off = (heading - self._agent["rotation"]["y"] + 180.0) % 360.0 - 180.0
         return abs(off) <= HALF_FIELD_OF_VIEW_DEG + 1e-6
 
@@ -285,6 +290,12 @@ class MetadataController:
 def offline_controller(scene: str) -> MetadataController:
     """TEST DOUBLE on an iTHOR scene's real initial metadata and alfworld's reachable positions."""
     return MetadataController(scene, scene_objects(scene), reachable_positions(scene))
+
+
+def _points(obj: dict) -> list[dict[str, float]]:
+    """An object's centre and the corners of its bounding box (the places the agent may see it at)."""
+    corners = (obj.get("axisAlignedBoundingBox") or {}).get("cornerPoints") or []
+    return [obj["position"], *({"x": c[0], "y": c[1], "z": c[2]} for c in corners)]
 
 
 def _footprint(obj: dict) -> float:

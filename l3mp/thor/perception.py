@@ -17,6 +17,7 @@ from typing import Any
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.triplets import Fact
+from l3mp.errors import FormatError
 from l3mp.thor.naming import Namer
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import Observation
@@ -31,6 +32,8 @@ STATES = {"isOpen": "is_open", "isToggled": "toggled_on", "isDirty": "dirty", "i
 TEMPERATURES = {"Hot": "hot", "Cold": "cold"}
 LIQUIDS = ("water", "coffee", "wine")
 BASIN_TYPES = ("SinkBasin", "BathtubBasin")
+OBJECT_KEYS = ("objectId", "objectType", "position")
+"""The per-object fields perception cannot do without (the others default to false or empty)."""
 FAUCET_REACH_M = 1.5
 """A faucet runs into the nearest sink or bathtub basin within this horizontal distance."""
 
@@ -87,12 +90,12 @@ class ThorPerception:
         `at` is the entity whose interaction pose the agent stands at (the executor knows where it went);
         `survey` treats every object as seen (the agent's prior map of the scene, for the first batch).
         """
+        objects, inventory = checked_metadata(metadata)
         self._step += 1
         observation_id = f"{self._scene}:{self._step}"
-        objects = list(metadata["objects"])
         by_id = {o["objectId"]: o for o in objects}
         self.namer.name_all(objects)
-        held = [i["objectId"] for i in metadata.get("inventoryObjects") or [] if i["objectId"] in by_id]
+        held = [i for i in inventory if i in by_id]
         seen = [o for o in objects if survey or o.get("visible") or o["objectId"] in held]
         seen_names = {self.namer.name(o["objectId"]) for o in seen}
         facts: dict[Fact, bool] = {}
@@ -156,6 +159,22 @@ class ThorPerception:
         named = {a for f, truth in facts.items() if truth for a in f.args} | set(seen)
         wanted = sorted(n for n in named if self.namer.object_id(n) is not None and not belief.has_entity(n))
         return {n: self.namer.spec(n) for n in wanted}
+
+
+def checked_metadata(metadata: object) -> tuple[list[dict], list[str]]:
+    """The objects and the held object ids of event metadata; FormatError naming what is malformed."""
+    if not isinstance(metadata, Mapping) or not isinstance(metadata.get("objects"), list):
+        raise FormatError("AI2-THOR metadata must be a mapping with an 'objects' list (event.metadata)")
+    for index, obj in enumerate(metadata["objects"]):
+        missing = [k for k in OBJECT_KEYS if not isinstance(obj, Mapping) or k not in obj]
+        if missing or not isinstance(obj["objectId"], str) or not isinstance(obj["position"], Mapping):
+            raise FormatError(f"AI2-THOR metadata 'objects'[{index}] lacks or mistypes {missing or OBJECT_KEYS}; "
+                              "each object needs a string objectId, an objectType and a position {x, y, z}")
+    inventory = metadata.get("inventoryObjects") or []
+    if not isinstance(inventory, list) or not all(isinstance(i, Mapping) and isinstance(i.get("objectId"), str)
+                                                  for i in inventory):
+        raise FormatError("AI2-THOR metadata 'inventoryObjects' must be a list of {objectId, objectType}")
+    return list(metadata["objects"]), [i["objectId"] for i in inventory]
 
 
 def immediate_parent(obj: Mapping[str, Any], by_id: Mapping[str, Mapping[str, Any]]) -> str | None:

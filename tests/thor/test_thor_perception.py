@@ -6,7 +6,8 @@ import pytest
 from ai2thor.server import Event
 
 from l3mp.domain.triplets import Fact
-from l3mp.thor.naming import Namer
+from l3mp.errors import FormatError
+from l3mp.thor.naming import Namer, pddl_type
 from l3mp.thor.perception import ThorPerception, immediate_parent
 from l3mp.thor.scenes import KINDS, scene_kind, scene_names, scene_objects
 from l3mp.world.delta import Delta
@@ -118,3 +119,24 @@ def _visible(s, object_id_: str) -> bool:
 
 def _move(thing: str, old: str, new: str) -> Delta:
     return Delta(remove=(Fact("in", (thing, old)),), add=(Fact("in", (thing, new)),))
+
+
+@pytest.mark.parametrize("metadata", [
+    None, {}, {"objects": "all"}, {"objects": [{"objectType": "Mug"}]},
+    {"objects": [{"objectId": 7, "objectType": "Mug", "position": {"x": 0, "y": 0, "z": 0}}]},
+    {"objects": [], "inventoryObjects": [{"objectType": "Mug"}]},
+])
+def test_malformed_metadata_is_a_format_error_and_counts_no_step(metadata):
+    perception = ThorPerception(thor_domain(), scene="FloorPlan1")
+    with pytest.raises(FormatError, match="AI2-THOR metadata"):
+        perception.observe(metadata, WorldModel(thor_domain()).graph, at=None)
+    assert perception.step == 0
+
+
+def test_an_object_type_the_domain_does_not_know_falls_back_to_its_group():
+    domain = thor_domain()
+    base = {"position": {"x": 0.0, "y": 0.0, "z": 0.0}}
+    assert pddl_type(domain, {**base, "objectId": "Robot|1", "objectType": "ToyRobot", "pickupable": True}) == "item"
+    assert pddl_type(domain, {**base, "objectId": "Oven|1", "objectType": "Oven", "pickupable": False}) == "fixture"
+    # a known type whose object is pickupable against its group (a fixture type) is not forced into it
+    assert pddl_type(domain, {**base, "objectId": "Sofa|1", "objectType": "Sofa", "pickupable": True}) == "item"
