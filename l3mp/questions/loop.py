@@ -104,7 +104,7 @@ class Loop:
                 seen.lines.append(f"Check: {problem}")
                 continue
             if op.startswith("answer") or op == "decline":
-                problem = _reflect(action, seen)
+                problem = _reflect(action, seen, _singular(question))
                 steps.append(Step(op, _args(action), problem or "accepted", *spent))
                 if problem is None:
                     return self._answer(question, memory, now, action, seen, steps, ledger)
@@ -202,9 +202,17 @@ def _rephrased(question: Question, text: str, reread: Reread) -> tuple[str | Non
     return None, answer
 
 
-def _reflect(action: dict[str, Any], seen: _Seen) -> str | None:
-    """Why an answer cannot be accepted from what was observed (None: it can)."""
+def _singular(question: Question) -> set[str]:
+    """The things the question names one by one (not "the lamps", "all the dishes")."""
+    return {c for m in question.mentions if not m.plural for c in m.candidates}
+
+
+def _reflect(action: dict[str, Any], seen: _Seen, asked: set[str]) -> str | None:
+    """Why an answer cannot be accepted from what was observed (None: it can); `asked` are the things the question
+    names one by one (an answer that only repeats them says nothing)."""
     op = action["op"]
+    if op == "answer_entities" and action.get("entities") and set(action["entities"]) <= asked:
+        return "your answer only repeats what the question names; answer with what the memory shows about it"
     if op == "answer_entities":
         unseen = [e for e in action.get("entities", ()) if e not in seen.entities()]
         if not action.get("entities"):

@@ -130,3 +130,10 @@ def test_a_rephrasing_that_names_another_thing_or_no_form_is_refused(world):
     assert answer.steps[1].op != "rephrase" and answer.entities == ("kitchen_1",)
     told, _ = _ask(world, "Sing me the fridge song", QuestionOracle("decline", rephrase="tell me a story"))
     assert "not one of the usual questions" in told.steps[0].saw and told.status == DECLINED
+
+
+def test_an_answer_that_only_repeats_the_thing_asked_about_is_refused(world):
+    answer, _ = _ask(world, "Can you find the fridge for me?", QuestionOracle("entities", ("fridge_1",)),
+                     caps=Caps(max_steps=2))
+    assert answer.status == DECLINED
+    assert all("only repeats what the question names" in s.saw for s in answer.steps)

@@ -66,3 +66,15 @@ def test_options_from_the_environment():
                 {"L3MP_BENCH_QUESTIONS_MODE": "fast"}):
         with pytest.raises(L3mpError):
             options(False, bad)
+
+
+def test_the_quick_suite_through_the_runner(tmp_path, monkeypatch):
+    import l3mp.bench.question_suite  # noqa: F401  (registers the suite until the runner lists it)
+    from tests.bench.support import quick_suite
+
+    monkeypatch.setenv("L3MP_BENCH_QUESTIONS_SPLIT", "dev")
+    rows = quick_suite("questions", tmp_path)
+    assert rows["simulated_auto_dev_accuracy"]["value"] >= 80.0
+    assert rows["simulated_auto_dev_accuracy"]["target"] is None
+    assert rows["simulated_auto_dev_dev_cases"]["value"] == 50
+    assert {f"simulated_auto_dev_kind:{k}_accuracy" for k in ("where", "who", "unanswerable")} <= set(rows)
