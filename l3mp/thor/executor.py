@@ -8,7 +8,7 @@ re-plans. A step whose ``lastActionSuccess`` is false fails the action, and its 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from l3mp.errors import DeltaRejected, ProblemError
@@ -34,9 +34,12 @@ class ThorExecutor:
     """Carries out the thor domain's ground actions with an AI2-THOR controller (see the module docstring)."""
 
     def __init__(self, controller: Controller, world: WorldModel, perception: ThorPerception,
-                 poses: PoseFinder) -> None:
+                 poses: PoseFinder, *, writes_back: bool = False,
+                 on_perceived: Callable[[Observation], None] | None = None) -> None:
         self._controller = controller
         self._world = world
+        self._writes_back = writes_back
+        self._on_perceived = on_perceived
         self._perception = perception
         self._poses = poses
         self._effects = ActionEffects(world.domain)
@@ -47,7 +50,7 @@ class ThorExecutor:
         self.perceived: list[Observation] = []
         """Every perception batch this executor sent to the world model, in order."""
         self.rejected: list[str] = []
-        """Why any batch was rejected by the world model (it should never be)."""
+        """Why any batch (or written-back effect) was rejected by the world model (it should never be)."""
 
     @property
     def at(self) -> str | None:
@@ -98,8 +101,18 @@ class ThorExecutor:
                 return StepOutcome(False, f"{step['action']} failed in AI2-THOR: {event.metadata['errorMessage']}")
         if words[0] == GOTO:
             self._at = words[3]
+        if self._writes_back:
+            self._write_back(action)
         self._pending = self._controller.last_event
         return StepOutcome(True, f"{action}: {len(steps)} AI2-THOR step(s) done")
+
+    def use_world(self, world: WorldModel, *, writes_back: bool) -> None:
+        """Check and perceive against another belief from now on (`writes_back`: this executor records each
+        action's effects in it, because the `run_plan` it serves writes to a different world model)."""
+        self.flush()
+        self._world = world
+        self._writes_back = writes_back
+        self._expected, self._goal = [], None
 
     def flush(self) -> None:
         """Perceive the last successful action's event, if not done yet."""
@@ -129,6 +142,12 @@ class ThorExecutor:
         seen = self._perception.seen_as(name)
         return None if seen is None else self._poses.pose(seen)
 
+    def _write_back(self, action: str) -> None:
+        try:
+            self._world.apply(self._effects.delta(self._world.graph, action), source="plan", input=action)
+        except (DeltaRejected, ProblemError) as exc:
+            self.rejected.append(f"{action}: {exc}")
+
     def _perceive(self, event: Any, *, survey: bool = False) -> None:
         observation = self._perception.observe(event.metadata, self._world.graph, at=self._at, survey=survey)
         if not observation.facts and not observation.entities and not observation.remove_entities:
@@ -139,3 +158,5 @@ class ThorExecutor:
             self.rejected.append(str(exc))
             return
         self.perceived.append(observation)
+        if self._on_perceived is not None:
+            self._on_perceived(observation)
