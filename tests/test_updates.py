@@ -39,9 +39,10 @@ def server():
         yield scripted
 
 
-def updater(server: ScriptedServer, *, verify: bool = True, **options) -> NLUpdater:
+def updater(server: ScriptedServer, *, verify: bool = True, read_text: bool = False, **options) -> NLUpdater:
+    """The loop with the model (the plain reading off unless asked for: these tests drive the model's side)."""
     llm = ChatLLM(settings_for(server.url, timeout_s=1.0, max_retries=0))
-    return NLUpdater(house_model(), llm, FullRetriever(), verify=verify, **options)
+    return NLUpdater(house_model(), llm, FullRetriever(), verify=verify, read_text=read_text, **options)
 
 
 def test_a_correct_first_answer_is_applied_with_the_old_place_derived_and_provenance(server):

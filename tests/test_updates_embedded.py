@@ -24,7 +24,7 @@ def test_a_real_update_through_the_embedded_model(mode):
     llm = make_llm(LLMSettings(timeout_s=600, max_tokens=400))
     try:
         retriever = make_retriever(mode, llm=llm, domain=world.domain)
-        result = NLUpdater(world, llm, retriever, max_attempts=2).update(
+        result = NLUpdater(world, llm, retriever, max_attempts=2, read_text=False).update(
             "Alice switched off the lamp in the living room.", ref="utt-1"
         )
     finally:

@@ -33,6 +33,8 @@ suite options):
 - ``L3MP_BENCH_UPDATES_VARIANTS``: comma-separated variants of `l3mp.updates.VARIANTS` (default ``R^S_V``);
 - ``L3MP_BENCH_UPDATES_LLMS``: comma-separated ``configured`` and/or ``simulated`` (default both; quick: simulated);
 - ``L3MP_BENCH_UPDATES_IDS``: comma-separated case ids, to run only those (a smoke run);
+- ``L3MP_BENCH_UPDATES_READ``: ``on`` (default), ``off`` or ``both``: whether verified variants read plain reports
+  without the model (`l3mp.updates.reading`); ``off`` rows are tagged ``_noread`` (the lever, measured);
 - ``L3MP_BENCH_UPDATES_CASES``: where to write the TEST split's per-case details (default
   ``docs/benchmarks/updates-cases.json`` under the current directory in a full run; a quick run writes them only
   when this is set). They are kept apart from the metric rows so that nobody tunes on TEST failures by accident;
@@ -87,6 +89,8 @@ TARGETS = {"exact": (90.0, "min"), "wrong_applied": (3.0, "max"), "seconds_p50":
 
 ENV_SPLIT, ENV_VARIANTS, ENV_LLMS = "L3MP_BENCH_UPDATES_SPLIT", "L3MP_BENCH_UPDATES_VARIANTS", "L3MP_BENCH_UPDATES_LLMS"
 ENV_IDS, ENV_CASES = "L3MP_BENCH_UPDATES_IDS", "L3MP_BENCH_UPDATES_CASES"
+ENV_READ = "L3MP_BENCH_UPDATES_READ"
+_READ = {"on": (True,), "off": (False,), "both": (True, False)}
 
 
 # ---- the cases --------------------------------------------------------------------------------
@@ -245,6 +249,8 @@ class Scored:
     reason: str | None = None
     question: str | None = None
     attempts: int = 0
+    model_calls: int = 0
+    """Answers asked of the model (0: read from the text alone, or settled before any model answer)."""
 
     def hits(self) -> tuple[int, int, int]:
         """Signed facts: (right among the applied, applied, gold)."""
@@ -260,6 +266,7 @@ class Scored:
             "wrong_applied": self.wrong_applied, "declined_or_asked": self.declined_or_asked,
             "applied": {"remove": [str(f) for f in self.applied_remove], "add": [str(f) for f in self.applied_add]},
             "reason": self.reason, "question": self.question, "attempts": self.attempts,
+            "model_calls": self.model_calls,
             "seconds": round(self.seconds, 3),
             "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
         }
@@ -295,7 +302,8 @@ def score(case: Case, result: Any, seconds: float) -> Scored:
     ledger = result.ledger
     return Scored(case, outcome, applied, remove, add, exact, applied and not exact,
                   outcome in ("asked", "declined"), seconds, ledger.prompt_tokens, ledger.completion_tokens,
-                  result.reason, getattr(result, "question", None), len(result.attempts))
+                  result.reason, getattr(result, "question", None), len(result.attempts),
+                  sum(1 for a in result.attempts if getattr(a, "number", 1) > 0))
 
 
 def simulated_llm_module() -> Any:
@@ -321,9 +329,10 @@ def oracle_for(case: Case, world: WorldModel, delta: Delta | None = None) -> Any
 
 
 def run_case(case: Case, llm: Any, variant: str = DEFAULT_VARIANT, *, embedder: Any = None,
-             oracle_delta: Delta | None = None) -> Scored:
-    """Run one case on a fresh copy of its house through `NLUpdater` (its default number of attempts); a simulated
-    LLM is told the gold delta (or `oracle_delta`, for tests of the scoring)."""
+             oracle_delta: Delta | None = None, read_text: bool = True) -> Scored:
+    """Run one case on a fresh copy of its house through `NLUpdater` (its default number of attempts; `read_text`:
+    plain reports read without the model); a simulated LLM is told the gold delta (or `oracle_delta`, for tests of
+    the scoring)."""
     from l3mp.retrieval import make_retriever
     from l3mp.updates import VARIANTS, NLUpdater
 
@@ -332,7 +341,7 @@ def run_case(case: Case, llm: Any, variant: str = DEFAULT_VARIANT, *, embedder: 
     if isinstance(llm, simulated_llm_module().SimulatedLLM):
         llm.set_oracle(oracle_for(case, world, oracle_delta))
     retriever = make_retriever(mode, llm=llm, domain=world.domain, embedder=embedder)
-    updater = NLUpdater(world, llm, retriever, verify=verify, variant=variant)
+    updater = NLUpdater(world, llm, retriever, verify=verify, variant=variant, read_text=read_text)
     started = time.perf_counter()
     result = updater.update(case.text, ref=case.id)
     return score(case, result, time.perf_counter() - started)
@@ -362,11 +371,13 @@ def summary(scored: Sequence[Scored]) -> dict[str, Any]:
         "seconds_p95": percentile(seconds, 0.95) if seconds else None,
         "prompt_tokens": statistics.fmean(s.prompt_tokens for s in scored) if scored else None,
         "completion_tokens": statistics.fmean(s.completion_tokens for s in scored) if scored else None,
+        "without_model": pct(sum(s.model_calls == 0 for s in scored), n),
     }
 
 
 _UNITS = {"exact": "%", "precision": "%", "recall": "%", "wrong_applied": "%", "declined_or_asked": "%",
-          "seconds_p50": "s", "seconds_p95": "s", "prompt_tokens": "tokens", "completion_tokens": "tokens"}
+          "seconds_p50": "s", "seconds_p95": "s", "prompt_tokens": "tokens", "completion_tokens": "tokens",
+          "without_model": "%"}
 _ABOUT = {
     "exact": "cases whose applied delta is exactly the gold one (none: nothing applied; ask: nothing applied and "
              "asked back)",
@@ -378,6 +389,7 @@ _ABOUT = {
     "seconds_p95": "seconds per update, 95th percentile",
     "prompt_tokens": "prompt tokens per update (all calls)",
     "completion_tokens": "completion tokens per update (all calls)",
+    "without_model": "cases settled without any model answer (read from the text, or declined before asking)",
 }
 _PER_CATEGORY = ("exact", "precision", "recall", "wrong_applied", "declined_or_asked")
 
@@ -418,6 +430,7 @@ class Options:
     llms: tuple[str, ...]
     ids: tuple[str, ...]
     cases_out: Path | None
+    read: tuple[bool, ...] = (True,)
 
 
 def options(quick: bool, env: dict[str, str] | None = None) -> Options:
@@ -439,7 +452,10 @@ def options(quick: bool, env: dict[str, str] | None = None) -> Options:
     ids = tuple(x.strip() for x in env.get(ENV_IDS, "").split(",") if x.strip())
     out = env.get(ENV_CASES, "").strip()
     cases_out = Path(out) if out else (None if quick else DEFAULT_CASES_OUT)
-    return Options(split, variants, llms, ids, cases_out)
+    read_value = env.get(ENV_READ, "on").strip() or "on"
+    if read_value not in _READ:
+        raise L3mpError(f"{ENV_READ}={read_value!r}: use on, off or both")
+    return Options(split, variants, llms, ids, cases_out, _READ[read_value])
 
 
 def select(bench: Benchmark, opts: Options) -> list[Case]:
@@ -465,14 +481,15 @@ def update_suite(quick: bool) -> Iterator[Metric]:
             yield error_metric(f"{which}_error", exc)
             continue
         try:
-            for variant in opts.variants:
-                tag = f"{'simulated' if which == 'simulated' else 'llm'}_{variant}_{opts.split}"
+            for variant, read in ((v, r) for v in opts.variants for r in opts.read):
+                tag = f"{'simulated' if which == 'simulated' else 'llm'}_{variant}{'' if read else '_noread'}_" \
+                      f"{opts.split}"
                 scored = []
                 for case in cases:
-                    scored.append(run_case(case, llm, variant))
+                    scored.append(run_case(case, llm, variant, read_text=read))
                     print(f"    {case.id}: {'exact' if scored[-1].exact else scored[-1].outcome}", file=sys.stderr,
                           flush=True)
-                about = f"{name}, variant {variant}, split {opts.split}"
+                about = f"{name}, variant {variant}{'' if read else ' without the plain reading'}, split {opts.split}"
                 yield from metrics(tag, scored, simulated=which == "simulated", about=about)
                 dev = [s.to_json() for s in scored if s.case.split == "dev"]
                 if dev:

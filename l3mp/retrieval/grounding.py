@@ -66,6 +66,12 @@ class Lexicon:
     """Unary predicate -> the words that say it now holds (True) or stopped (False)."""
     moves: frozenset[str] = frozenset()
     """Verbs of moving something: a place after the thing they move is where it went."""
+    takes: frozenset[str] = frozenset()
+    """Verbs of a person taking something: the person now has it."""
+    gives: frozenset[str] = frozenset()
+    """Verbs of giving: the person it is given to now has it."""
+    goes: frozenset[str] = frozenset()
+    """Verbs of a person going somewhere: the room after them is where the person is now."""
 
     @classmethod
     def for_domain(cls, domain: Domain) -> Lexicon:
@@ -86,10 +92,12 @@ def _lexicon(domain_source: str) -> Lexicon:
                   for p, signs in (data.get("states") or {}).items()}
         return Lexicon(types, frozenset(str(w).lower() for w in data.get("all") or ()),
                        frozenset(str(t) for t in data.get("covered") or ()), states,
-                       frozenset(str(w).lower() for w in data.get("moves") or ()))
+                       *(frozenset(str(w).lower() for w in data.get(key) or ())
+                         for key in ("moves", "takes", "gives", "goes")))
     except (OSError, yaml.YAMLError, AttributeError, TypeError) as exc:
         raise DomainError(f"cannot read the lexicon {path}: {exc}; it needs 'types: {{type: [words]}}', "
-                          "'all: [words]', 'covered: [types]', 'states: {predicate: {true: [words], false: [words]}}'"
+                          "'all: [words]', 'covered: [types]', 'states: {predicate: {true: [words], false: [words]}}', "
+                          "'moves|takes|gives|goes: [verbs]'"
                           ) from None
 
 
@@ -291,8 +299,11 @@ class Grounder:
             heads[content[-1]] = LABEL_NOUN
             if "of" in noun_phrase:  # "bag of rice": the bag and the rice
                 heads[content[0]] = LABEL_NOUN
+        named = [w for w in tokens(name.replace("_", " ")) if w not in STOPWORDS and not _NUMBER.fullmatch(w)]
+        if named and named != content:  # a name says what a wrong or vague label does not ("grey_mug_1": "bowl")
+            heads.setdefault(named[-1], LABEL_NOUN)
         places = places_of(graph, self._rules, name)
-        describing = set(tokens(label)) - STOPWORDS
+        describing = (set(tokens(label)) | set(named)) - STOPWORDS
         for place in places:
             describing |= set(tokens(str(graph.entity_attrs(place).get("label") or place.replace("_", " "))))
         numbers = frozenset(w for w in noun_phrase if _NUMBER.fullmatch(w))

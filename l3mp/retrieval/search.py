@@ -96,7 +96,7 @@ class SearchRetriever:
         seeds: list[str] = []
         if self._query_graph == "grounded":
             mentions = self._grounder.ground(request, graph)
-            seeds = sorted({n for m in mentions for group in (m.candidates, m.alternatives)
+            seeds = sorted({n for m in mentions for group in (m.candidates, m.alternatives, m.broader)
                             if len(group) <= MAX_GROUNDED for n in group})
             if seeds and not unexplained(request, mentions):
                 return self._grounded(mentions, seeds, graph, start)

@@ -30,6 +30,10 @@ _QUESTION_WORDS = frozenset({
 _OTHER = frozenset({"other", "another"})
 _DETERMINERS = frozenset({"the", "a", "an", "his", "her", "their", "my", "our", "your", "its", "this", "that"})
 _SOURCES = frozenset({"from", "off", "of"})
+_PREPOSITIONS = frozenset({"on", "off", "out"})
+_STOPPED = frozenset({"stopped", "stops", "stop", "quit", "ceased", "longer"})
+_SWITCHES = frozenset({"turned", "turn", "turns", "turning", "switched", "switch", "switches", "switching",
+                       "flipped", "flip"})
 _CLAUSE_BREAKS = frozenset({"and", "then", "but", "so", "while", "after", "before"})
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|#+|\n+|\s[-\u2013\u2014]+\s")
 _INSTRUCTION = re.compile(
@@ -79,7 +83,7 @@ def is_question(text: str) -> bool:
 def allowed_entities(mentions: Sequence[Mention], graph: WorldGraph, text: str) -> set[str]:
     """The entities an answer may name: every candidate of every mention; with "the other one", also the
     entities that share a candidate's label noun."""
-    names = {n for m in mentions for n in (*m.candidates, *m.alternatives)}
+    names = {n for m in mentions for n in (*m.candidates, *m.alternatives, *m.broader)}
     if _OTHER & set(tokens(text)):
         heads = {_noun(graph, n) for n in names}
         names |= {e for e in graph.entities() if _noun(graph, e) in heads}
@@ -87,17 +91,19 @@ def allowed_entities(mentions: Sequence[Mention], graph: WorldGraph, text: str) 
 
 
 def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
-            rules: RuleSet) -> tuple[list[Stated], str | None]:
+            rules: RuleSet, settled: frozenset[str] = frozenset()) -> tuple[list[Stated], str | None]:
     """Settle each ambiguous mention the answer uses: the candidate for which the most of the literals that name it
     are real changes (the state tells alike things apart: only the lamp that is on can be switched off); among
     several, the one where the rest of the event happens (the kitchen sink of the kitchen the mug is in).
+
+    Arguments in `settled` were told apart already (by the text's reading) and stay.
 
     Returns the literals with those arguments settled and, when the state cannot tell alike entities apart,
     the question to ask instead (the literals are then not to be applied)."""
     out = list(stated)
     for k, mention in enumerate(mentions):
         uses = [(i, j) for i, literal in enumerate(out) for j, arg in enumerate(literal.fact.args)
-                if _ambiguous_mention(arg, mentions) is mention]
+                if arg not in settled and _ambiguous_mention(arg, mentions) is mention]
         if not uses:
             continue
         pending = {n for later in mentions[k + 1:] if not later.plural for n in (*later.candidates,
@@ -195,8 +201,8 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
     words = tokens(text)
     out = [_signed(s, mentions, words, lexicon, notes) for s in stated]
     out = [s for s in out if _said(s, words, lexicon, graph, notes)]
-    sources = {n for m in mentions if _is_source(words, m.start) for n in m.candidates}
-    goals = {n for m in mentions if m.qualifies is None and not _is_source(words, m.start) for n in m.candidates}
+    sources = {n for m in mentions if is_source(words, m.start) for n in m.candidates}
+    goals = {n for m in mentions if m.qualifies is None and not is_source(words, m.start) for n in m.candidates}
     out = [_to_the_place_named(s, goals, rules, graph, notes) for s in out]
     out = _without_qualifier_changes(out, mentions, graph, notes) + _missing_states(out, mentions, words, lexicon,
                                                                                    graph, domain, notes)
@@ -232,7 +238,7 @@ def _new_places(stated: list[Stated], mentions: Sequence[Mention], sources: set[
             placed = any(s.true and thing in rule.keys_of(s.fact.predicate, s.fact.args) for s in stated)
             if thing not in named or placed:
                 continue
-            options = _places_for(thing, rule, named - set(fact.args), graph, domain)
+            options = places_for(thing, rule, named - set(fact.args), graph, domain)
             if len(options) == 1:
                 new = Stated(options[0], True)
                 added.append(new)
@@ -240,7 +246,7 @@ def _new_places(stated: list[Stated], mentions: Sequence[Mention], sources: set[
     return added
 
 
-def _places_for(thing: str, rule: CardinalityRule, named: set[str], graph: WorldGraph, domain: Domain) -> list[Fact]:
+def places_for(thing: str, rule: CardinalityRule, named: set[str], graph: WorldGraph, domain: Domain) -> list[Fact]:
     out = []
     for predicate, position in rule.members:
         declared = domain.predicate(predicate)
@@ -255,7 +261,7 @@ def _places_for(thing: str, rule: CardinalityRule, named: set[str], graph: World
     return out
 
 
-def _is_source(words: list[str], start: int) -> bool:
+def is_source(words: list[str], start: int) -> bool:
     """Whether a mention is where something came from ("from the shelf", "out of the fridge", "off the desk")."""
     i = min(start, len(words)) - 1
     while i >= 0 and words[i] in _DETERMINERS:
@@ -316,7 +322,7 @@ def _missing_states(stated: list[Stated], mentions: Sequence[Mention], words: li
             if declared is None or declared.arity != 1 or fact in said or not domain.is_subtype(
                     graph.entity_type(entity) or "", declared.types[0]):
                 continue
-            found = _signs_in(words, *_clause(words, mention.start, mention.end), signs)
+            found = signs_in(words, *_clause(words, mention.start, mention.end), signs)
             if len(found) == 1:
                 literal = Stated(fact, found.pop())
                 if literal.is_change(graph):
@@ -325,9 +331,14 @@ def _missing_states(stated: list[Stated], mentions: Sequence[Mention], words: li
     return added
 
 
-def _signs_in(words: list[str], start: int, end: int, signs: dict[bool, frozenset[str]]) -> set[bool]:
-    return {truth for i in range(start, end) for truth, said in signs.items()
-            if words[i] in said and not (words[i] == "on" and i + 1 < len(words) and words[i + 1] in _DETERMINERS)}
+def signs_in(words: list[str], start: int, end: int, signs: dict[bool, frozenset[str]]) -> set[bool]:
+    """The signs (True: holds now, False: stopped) that the words in [start, end) give a state; "on the" is a
+    place ("put it on the table", "took it off the shelf", "out of the fridge") unless a verb of switching says it
+    ("turned on the TV"); "stopped ringing" says the opposite of "ringing"."""
+    return {truth != (i > 0 and words[i - 1] in _STOPPED) for i in range(start, end)
+            for truth, said in signs.items() if words[i] in said and not (
+                words[i] in _PREPOSITIONS and i + 1 < len(words) and words[i + 1] in _DETERMINERS | {"of"} and not (
+                    i > 0 and words[i - 1] in _SWITCHES))}
 
 
 def _said(literal: Stated, words: list[str], lexicon: Lexicon, graph: WorldGraph, notes: list[str]) -> bool:
@@ -348,9 +359,9 @@ def _signed(literal: Stated, mentions: Sequence[Mention], words: list[str], lexi
     spans = [m for m in mentions if literal.fact.args[0] in m.candidates]
     if not spans:
         return literal
-    found = _signs_in(words, *_clause(words, spans[0].start, spans[0].end), signs)
+    found = signs_in(words, *_clause(words, spans[0].start, spans[0].end), signs)
     if not found:  # "picked up the phone and took the call": a clause that names nothing else
-        found = set().union(*(_signs_in(words, start, end, signs) for start, end in _clauses(words)
+        found = set().union(*(signs_in(words, start, end, signs) for start, end in clauses(words)
                               if not any(start <= m.start < end for m in mentions)))
     if len(found) == 1 and literal.true not in found:
         fixed = Stated(literal.fact, not literal.true)
@@ -359,7 +370,7 @@ def _signed(literal: Stated, mentions: Sequence[Mention], words: list[str], lexi
     return literal
 
 
-def _clauses(words: list[str]) -> list[tuple[int, int]]:
+def clauses(words: list[str]) -> list[tuple[int, int]]:
     out, start = [], 0
     for i, word in enumerate(words):
         if word in _CLAUSE_BREAKS:
@@ -415,12 +426,12 @@ def problems(delta: Delta, stated: Sequence[Stated], mentions: Sequence[Mention]
     touched = {a for f in (*delta.remove, *delta.add) for a in f.args} | {a for s in stated for a in s.fact.args}
     words = tokens(text)
     for mention in mentions:
-        if mention.qualifies is not None or mention.plural or not mention.candidates or _is_source(
+        if mention.qualifies is not None or mention.plural or not mention.candidates or is_source(
                 words, mention.start):
             continue
         if not all(_is_a(graph, domain, n, covered_types) for n in mention.candidates):
             continue
-        if not touched & set(mention.candidates):
+        if not touched & {*mention.candidates, *mention.broader}:
             out.append(f"the event mentions \"{mention.words}\" but your answer does not say what happened to it; "
                        "give its new place or state (or leave the whole answer empty if nothing changed)")
     return out

@@ -25,7 +25,7 @@ from l3mp.llm.types import LLM, Message, TokenLedger
 from l3mp.retrieval.base import Retrieved, Retriever
 from l3mp.retrieval.context import context_entities
 from l3mp.retrieval.grounding import Grounder, Mention
-from l3mp.updates import meaning, prompt
+from l3mp.updates import meaning, prompt, reading
 from l3mp.updates.meaning import Stated
 from l3mp.world.delta import Delta
 from l3mp.world.graph import WorldGraph
@@ -47,6 +47,8 @@ NO_CHANGE = "no_change"
 ASKED = "asked"
 DECLINED = "declined"
 OUTCOMES = (APPLIED, NO_CHANGE, ASKED, DECLINED)
+READ_FROM_TEXT = "(read from the text without the LLM)"
+"""The answer of attempt 0: a plain report read by `l3mp.updates.reading`."""
 """What became of an update: applied; understood, but nothing in the memory changes; not applied because
 it is unclear which entity the text means (the result carries the question); not applied for another
 reason (the result says why)."""
@@ -119,6 +121,9 @@ class NLUpdater:
     max_delta_size: int = 24
     variant: str = field(default="")
     grounder: Grounder | None = None
+    read_text: bool = True
+    """With verification: read a plain report from its words without the LLM (`l3mp.updates.reading`); the
+    model is asked only when the reading does not explain the whole text or its result fails a check."""
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
@@ -171,6 +176,19 @@ class _Run:
         if u.verify and not allowed:
             return self.result(DECLINED, "nothing in the robot's memory matches what the text talks about (language "
                                          "cannot add new things; perception can); nothing recorded")
+        if u.verify and u.read_text:
+            assert u.grounder is not None
+            read = reading.read(self.report, self.mentions, self.graph, u.world.domain, u.world.verifier.rules,
+                                u.grounder.lexicon)
+            if read is not None and not read.stated:
+                self.note(0, READ_FROM_TEXT, [], Delta(), (), (0, 0, time.perf_counter()))
+                return self.result(NO_CHANGE, "nothing to record: the text says where things already are")
+            if read is not None:
+                step = self.judge(0, READ_FROM_TEXT, read.stated, (0, 0, time.perf_counter()), allowed,
+                                  settled=read.settled)
+                if step is not None:
+                    return step
+                self.mended = []  # the model reads the text afresh
         messages = prompt.messages(u.world.domain, self.graph, self.retrieved, allowed, self.report)
         schema = prompt.schema(u.world.domain, self.graph, allowed)
         limit = u.max_attempts if u.verify else 1
@@ -192,30 +210,40 @@ class _Run:
         before = (self.ledger.prompt_tokens, self.ledger.completion_tokens, time.perf_counter())
         answer = ask_json(u.llm, messages, schema=schema, schema_name=KG_UPDATE, purpose="update",
                           ledger=self.ledger)
-
-        stated: list[Stated] = []
-
-        def record(delta: Delta | None, problems: list[str] | tuple[str, ...]) -> None:
-            shown = {"stated": [str(s) for s in stated], **(delta.to_json() if delta is not None else {})}
-            self.attempts.append(Attempt(
-                number, answer.text, shown if stated or delta is not None else None, tuple(problems),
-                self.ledger.prompt_tokens - before[0], self.ledger.completion_tokens - before[1],
-                round(time.perf_counter() - before[2], 3)))
-
         if answer.problem:
-            record(None, [answer.problem])
+            self.note(number, answer.text, [], None, [answer.problem], before)
             return None
         stated, problems = _parse(answer.data, self.graph, u.world.domain)
         if problems:
-            record(None, problems)
+            self.note(number, answer.text, [], None, problems, before)
             return None
         if not stated:
-            record(Delta(), ())
-            if len(self.attempts) > 1:
+            self.note(number, answer.text, [], Delta(), (), before)
+            if number > 1:
                 return self.result(DECLINED, "the LLM withdrew its update after the checks' errors (answered that "
                                              "nothing changes); nothing recorded. Last problems: "
                                    + "; ".join(self.attempts[-2].problems))
             return self.result(NO_CHANGE, "nothing to record: the text reports no change to the memory")
+        return self.judge(number, answer.text, stated, before, allowed)
+
+    def note(self, number: int, answer: str, stated: list[Stated], delta: Delta | None,
+             problems: list[str] | tuple[str, ...], before: tuple[int, int, float]) -> None:
+        """Record one attempt: what it stated, the delta it meant and the problems found."""
+        shown = {"stated": [str(s) for s in stated], **(delta.to_json() if delta is not None else {})}
+        tokens = (0, 0) if number == 0 else (self.ledger.prompt_tokens - before[0],
+                                              self.ledger.completion_tokens - before[1])
+        self.attempts.append(Attempt(number, answer, shown if stated or delta is not None else None, tuple(problems),
+                                     *tokens, round(time.perf_counter() - before[2], 3)))
+
+    def judge(self, number: int, answer: str, stated: list[Stated], before: tuple[int, int, float],
+              allowed: set[str], *, settled: frozenset[str] = frozenset()) -> UpdateResult | None:
+        """Mend, settle, check and apply stated literals (the model's answer, or attempt 0: the text read
+        without the model); None to try (again) with the model."""
+        u = self.u
+
+        def record(delta: Delta | None, problems: list[str] | tuple[str, ...]) -> None:
+            self.note(number, answer, stated, delta, problems, before)
+
         question = None
         if u.verify:
             assert u.grounder is not None
@@ -223,7 +251,7 @@ class _Run:
                                             u.world.verifier.rules, self.graph, u.world.domain)
             self.mended += mended
             stated, question = meaning.resolve(stated, self.mentions, self.graph, u.world.domain,
-                                               u.world.verifier.rules)
+                                               u.world.verifier.rules, settled)
         if question:
             record(None, [question])
             return self.result(ASKED, "the text fits more than one thing in memory; nothing recorded",

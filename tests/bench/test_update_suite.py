@@ -35,12 +35,20 @@ def llm(errors: str = "none"):
 
 def test_the_gold_delta_applied_is_exact():
     case = BENCH["d21-40"]  # three facts: fridge opened, salad taken out
-    scored = run_case(case, llm(), "R-_V")
+    scored = run_case(case, llm(), "R-_V", read_text=False)
     assert scored.outcome == "applied" and scored.applied
     assert scored.exact and not scored.wrong_applied and not scored.declined_or_asked
     assert set(scored.applied_remove) == set(case.remove) and set(scored.applied_add) == set(case.add)
     assert scored.hits() == (3, 3, 3)
     assert scored.prompt_tokens > 0 and scored.completion_tokens > 0 and scored.seconds > 0
+    assert scored.model_calls == 1 and summary([scored])["without_model"] == 0
+
+
+def test_a_plain_report_read_without_the_model_scores_like_any_other():
+    case = BENCH["d21-40"]  # "Sarah opened the fridge and took out the salad.": plain enough to read
+    scored = run_case(case, llm("malformed=1"), "R-_V")  # a model answer would be cut off: none is asked for
+    assert scored.exact and scored.model_calls == 0 and scored.prompt_tokens == 0
+    assert summary([scored])["without_model"] == 100
 
 
 def test_another_valid_delta_applied_is_wrong_but_applied():
@@ -69,7 +77,7 @@ def test_anything_applied_on_a_none_case_is_wrong():
 
 def test_a_decline_on_a_change_case_is_declined_not_wrong():
     case = BENCH["d21-03"]
-    scored = run_case(case, llm("malformed=1"), "R-_V")  # every answer is cut off mid-JSON
+    scored = run_case(case, llm("malformed=1"), "R-_V", read_text=False)  # every answer is cut off mid-JSON
     assert scored.outcome == "declined" and not scored.applied
     assert scored.declined_or_asked and not scored.exact and not scored.wrong_applied
     assert scored.hits() == (0, 0, 1)

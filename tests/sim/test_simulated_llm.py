@@ -36,7 +36,7 @@ def told(sim: Simulator, errors: ErrorModel, *, seed: int = 0, verify: bool = Tr
     world = agent_for(sim)
     delivery = sim.next_delivery()
     sim_llm.set_oracle(Oracle(changes=delivery.delta(), mentions=delivery.mentions()))
-    updater = NLUpdater(world, sim_llm, FullRetriever(), verify=verify, max_attempts=1)
+    updater = NLUpdater(world, sim_llm, FullRetriever(), verify=verify, max_attempts=1, read_text=False)
     return delivery, updater.update(delivery.text), world, sim_llm
 
 
@@ -48,7 +48,7 @@ def test_without_errors_every_change_is_recorded_exactly() -> None:
     sim = fresh(2)
     world = agent_for(sim)
     llm = SimulatedLLM(household(), ErrorModel.parse("none"))
-    updater = NLUpdater(world, llm, FullRetriever(), verify=True)
+    updater = NLUpdater(world, llm, FullRetriever(), verify=True, read_text=False)
     for _ in range(15):
         delivery = sim.next_delivery()
         llm.set_oracle(Oracle(changes=delivery.delta(), mentions=delivery.mentions()))
@@ -58,6 +58,23 @@ def test_without_errors_every_change_is_recorded_exactly() -> None:
         (purpose, usage, _), = result.ledger.calls
         assert purpose == "update" and usage.prompt_tokens > 500 and usage.completion_tokens > 5 and usage.estimated
     assert sum(llm.injected.values()) == 0
+
+
+def test_plain_reports_of_the_simulator_are_read_right_without_the_llm() -> None:
+    """With the plain reading on, what it reads is exactly the truth too (the rest goes to the simulated LLM)."""
+    sim = fresh(4)
+    world = agent_for(sim)
+    llm = SimulatedLLM(household(), ErrorModel.parse("none"))
+    updater = NLUpdater(world, llm, FullRetriever(), verify=True)
+    read = 0
+    for _ in range(15):
+        delivery = sim.next_delivery()
+        llm.set_oracle(Oracle(changes=delivery.delta(), mentions=delivery.mentions()))
+        result = updater.update(delivery.text)
+        assert result.accepted, result.reason
+        assert world.graph == sim.truth.graph, delivery.text
+        read += [a.number for a in result.attempts] == [0]
+    assert read >= 5
 
 
 def test_the_memory_decides_what_a_change_removes() -> None:
@@ -76,7 +93,7 @@ def test_the_memory_decides_what_a_change_removes() -> None:
     elsewhere = next(f for f in world.graph.facts(predicate="on") if f.args[1] != old.args[1] and f.args[0] != item)
     world.apply(Delta(remove=(old,), add=(Fact("on", (item, elsewhere.args[1])),)), source="user")
     llm.set_oracle(Oracle(changes=delivery.delta(), mentions=delivery.mentions()))
-    result = NLUpdater(world, llm, FullRetriever()).update(delivery.text)
+    result = NLUpdater(world, llm, FullRetriever(), read_text=False).update(delivery.text)
     assert result.accepted, result.reason
     assert [f for f in world.graph.facts(entity=item) if f.predicate in ("on", "inside")] == \
            [f for f in sim.truth.graph.facts(entity=item) if f.predicate in ("on", "inside")]

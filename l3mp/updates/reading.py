@@ -1,0 +1,268 @@
+"""Reading a plain report from its words and the grounded mentions alone, so that the LLM is asked only when needed.
+
+Each clause of the text (split at "and", "then", "but", ...) is read with the domain's lexicon:
+
+- a state word for a thing that has that state: "switched the lamp off", "the phone is ringing", "washed the mug";
+- a verb of moving, the thing and where it went: "put the mug in the sink", "brought it to the desk";
+- a verb of taking and the person who took it: "Sarah took the salad", "... and picked up the phone";
+- a verb of giving and the person given to: "gave Michael the book", "handed the novel to Sarah";
+- a verb of going and the room: "went to the kitchen"; "X is in/on Y" says where a thing or person is now.
+
+A reading is returned only when it explains the whole text: every thing the text names (other than the places
+that only say which thing is meant, or where something came from) is changed or is who did it, every such verb
+and state word is used, and nothing is left the reader does not know (a negation, a noun it could not ground,
+"a new ...", a pronoun without a thing before it). Otherwise the model reads the text. Either way the literals go
+through the same mends, settling of alike things, meaning checks and verification (`l3mp.updates.updater`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from l3mp.domain.pddl_domain import Domain
+from l3mp.domain.rules import RuleSet
+from l3mp.domain.triplets import Fact
+from l3mp.retrieval.grounding import Lexicon, Mention, places_of, tokens, unexplained
+from l3mp.updates.meaning import Stated, clauses, is_source, places_for, signs_in
+from l3mp.world.graph import WorldGraph
+
+_NEGATIONS = frozenset({"not", "t", "never", "no", "nobody", "nothing", "without", "instead", "almost", "if",
+                        "maybe", "probably", "might", "should", "will", "would", "wants", "want", "going"})
+"""Words after which a plain reading may be wrong: negation, doubt, plans ("is going to put ...")."""
+_NEW = frozenset({"new", "another", "bought", "got"})
+_THING_PRONOUNS = frozenset({"it", "them"})
+_PERSON_PRONOUNS = frozenset({"he", "she", "they"})
+_TO = frozenset({"in", "into", "on", "onto", "to", "inside"})
+_FILLERS = frozenset({"down", "back", "up", "away", "out", "over", "there"})
+_BE = frozenset({"is", "'s", "are", "was", "were", "now"})
+_DETERMINERS = frozenset({"the", "a", "an", "his", "her", "their", "my", "our", "your"})
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a plain text states (empty: nothing new) and the alike things the reading itself told apart (the
+    book the giver has), which the settling by state leaves as they are."""
+
+    stated: list[Stated]
+    settled: frozenset[str] = frozenset()
+
+
+@dataclass
+class _Thing:
+    """A mention, or a pronoun standing for an earlier one, with what it names."""
+
+    start: int
+    end: int
+    mention: Mention
+    kind: str
+
+
+def read(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain, rules: RuleSet,
+         lexicon: Lexicon) -> Reading | None:
+    """What `text` states, read without the LLM (empty: it reports nothing new, "the wine bottle is on the
+    counter" when one is); None when the text is not plain enough (see the module docstring)."""
+    words = tokens(text)
+    if not words or (_NEGATIONS | _NEW) & set(words) or unexplained(text, mentions):
+        return None
+    reader = _Reader(words, mentions, graph, domain, rules, lexicon)
+    return reader.read()
+
+
+class _Reader:
+    def __init__(self, words: list[str], mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
+                 rules: RuleSet, lexicon: Lexicon) -> None:
+        self.words = words
+        self.graph = graph
+        self.domain = domain
+        self.rules = rules
+        self.lexicon = lexicon
+        self.mentions = list(mentions)
+        self.things = [_Thing(m.start, m.end, m, self._kind(m)) for m in mentions
+                       if m.qualifies is None and m.candidates]
+        self.plural = any(m.plural for m in mentions)
+        self.verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes
+        self.used: set[int] = set()
+        """Starts of the things used by a literal (as what changed or who did it)."""
+        self.stated: list[Stated] = []
+        self.read_any = False
+        self.settled: set[str] = set()
+        """Whether anything was read: a literal, or a thing said to be where it already is."""
+
+    def read(self) -> Reading | None:
+        if self.plural:
+            return None  # "all the lights": the model lists them
+        subject: _Thing | None = None
+        for start, end in clauses(self.words):
+            things = self._things_in(start, end)
+            if things is None:
+                return None
+            people = [t for t in things if t.kind == "person"]
+            verb = next((i for i in range(start, end) if self._is_verb(i)), None)
+            before = [t for t in people if verb is None or t.start < verb]
+            subject = before[-1] if before else subject
+            states = self._states(things, start, end)
+            if states is None:
+                return None
+            if verb is not None and not self._verb(verb, end, things, subject, bool(states)):
+                return None
+            if verb is None and not self._being(things, start, end) and not states and any(
+                    t.kind != "person" for t in things):
+                return None
+        if any(t.kind != "person" and t.start not in self.used and not is_source(self.words, t.start)
+               for t in self.things) or not self.read_any:
+            return None
+        return Reading(self.stated, frozenset(self.settled))
+
+    # ---- what the words name --------------------------------------------------------------------------------
+    def _kind(self, mention: Mention) -> str:
+        kinds = {self._kind_of(n) for n in mention.candidates}
+        return kinds.pop() if len(kinds) == 1 else "mixed"
+
+    def _kind_of(self, name: str) -> str:
+        type_ = self.graph.entity_type(name) or ""
+        for kind in ("person", "room", "item", "receptacle"):
+            if self.domain.is_subtype(type_, kind):
+                return kind
+        return "other"
+
+    def _things_in(self, start: int, end: int) -> list[_Thing] | None:
+        """The things of a clause in text order, pronouns standing for the last fitting thing before them; None
+        when a pronoun has nothing before it."""
+        out = [t for t in self.things if start <= t.start < end]
+        for i in range(start, end):
+            word = self.words[i]
+            if word in _THING_PRONOUNS | _PERSON_PRONOUNS:
+                kinds = ("person",) if word in _PERSON_PRONOUNS else ("item",)
+                earlier = [t for t in self.things if t.start < i and t.kind in kinds]
+                if not earlier:
+                    if word in _PERSON_PRONOUNS:
+                        continue  # "she was reading": who, not what changed
+                    return None
+                out.append(_Thing(i, i + 1, earlier[-1].mention, earlier[-1].kind))
+        return sorted(out, key=lambda t: t.start)
+
+    def _is_verb(self, i: int) -> bool:
+        """A verb the reader knows; "has" and "have" only when a thing follows ("has the book", not "has been
+        washed", "has left")."""
+        word = self.words[i]
+        if word not in self.verbs:
+            return False
+        if word in ("has", "have", "having"):
+            after = self.words[i + 1] if i + 1 < len(self.words) else ""
+            return after in _DETERMINERS or any(t.start == i + 1 for t in self.things)
+        return True
+
+    # ---- states -------------------------------------------------------------------------------------------
+    def _states(self, things: list[_Thing], start: int, end: int) -> list[Stated] | None:
+        """The state literals of a clause; None when a state word is left that fits no thing, fits one both
+        ways, or fits several things of the clause ("switched off the lamp by the TV")."""
+        found: list[Stated] = []
+        words_used: set[int] = set()
+        for predicate, signs in self.lexicon.states.items():
+            declared = self.domain.predicate(predicate)
+            truth = signs_in(self.words, start, end, signs)
+            if declared is None or declared.arity != 1 or not truth:
+                continue
+            fitting = {t.mention.start: t for t in things if self.domain.is_subtype(
+                self.graph.entity_type(t.mention.candidates[0]) or "", declared.types[0])}
+            if len(truth) > 1 or len(fitting) > 1:
+                return None
+            said = {i for i in range(start, end) if signs_in(self.words, i, i + 1, signs)}
+            if fitting and said & words_used:
+                return None  # one word for two things' states ("switched off the lamp next to the TV")
+            for thing in fitting.values():
+                found.append(Stated(Fact(predicate, (thing.mention.candidates[0],)), truth.pop()))
+                self.used.add(thing.mention.start)
+                words_used |= said
+        every_sign = frozenset().union(*(w for signs in self.lexicon.states.values() for w in signs.values()))
+        if any(i not in words_used and signs_in(self.words, i, i + 1, {True: every_sign}) for i in range(start, end)):
+            return None
+        self._add(found)
+        return found
+
+    # ---- verbs --------------------------------------------------------------------------------------------
+    def _verb(self, verb: int, end: int, things: list[_Thing], subject: _Thing | None, has_state: bool) -> bool:
+        """Read the clause's verb; False when it cannot be read plainly."""
+        word = self.words[verb]
+        after = [t for t in things if t.start > verb]
+        if word in self.lexicon.goes:
+            room = next((t for t in after if t.kind == "room" and not is_source(self.words, t.start)), None)
+            return subject is not None and room is not None and self._place(subject, room)
+        if word in self.lexicon.gives:
+            person = next((t for t in after if t.kind == "person"), None)
+            thing = next((t for t in after if t.kind == "item"), None)
+            return person is not None and thing is not None and self._place(thing, person, giver=subject)
+        thing = next((t for t in after if t.kind in ("item", "person") and t is not subject
+                      and not is_source(self.words, t.start)), None)
+        if word in self.lexicon.takes:
+            return subject is not None and thing is not None and thing.kind == "item" and self._place(thing, subject)
+        where = self._destination(after, thing)
+        if thing is None or where is None:
+            return has_state  # "left the tap running": the state is what it says
+        return self._place(thing, where)
+
+    def _destination(self, after: list[_Thing], thing: _Thing | None) -> _Thing | None:
+        """The place after the moved thing that a word of direction introduces ("in the sink", "to Sarah")."""
+        if thing is None:
+            return None
+        for t in after:
+            if t.start <= thing.start or t.kind not in ("receptacle", "person", "room"):
+                continue
+            i = t.mention.start - 1
+            while i > thing.start and self.words[i] in _DETERMINERS | _FILLERS:
+                i -= 1
+            if self.words[i] in _TO:
+                return t
+        return None
+
+    def _being(self, things: list[_Thing], start: int, end: int) -> bool:
+        """``the mug is in the dishwasher now``, ``she's in the bathroom``: where a thing or person is now."""
+        for k, thing in enumerate(things[:-1]):
+            where = things[k + 1]
+            between = [w for w in self.words[thing.end:where.start] if w not in _DETERMINERS]
+            if between and between[0] in _BE and between[-1] in _TO and all(w in _BE | _TO | _FILLERS
+                                                                              for w in between):
+                return self._place(thing, where, being=True)
+        return False
+
+    def _place(self, thing: _Thing, where: _Thing, *, giver: _Thing | None = None, being: bool = False) -> bool:
+        """`thing` is now at `where`: the one fact a rule of exactly one place allows between them. Of alike
+        things, the one the giver has; of alike places said without a place of their own ("in the sink"), the
+        one in the room of the thing; with `being` ("the wine bottle is on the counter"), a thing already there
+        (the words describe it rather than report a move)."""
+        options = list(thing.mention.candidates)
+        if giver is not None and len(options) > 1:
+            held = [n for n in options if self.graph.has_fact(Fact("has", (giver.mention.candidates[0], n)))]
+            options = held if len(held) == 1 else options
+            self.settled.update(held if len(held) == 1 else ())
+        place = self._nearest(where, options[0])
+        for rule in self.rules.rules:
+            if rule.max != 1 or not rule.min:
+                continue
+            facts = [f for n in options for f in places_for(n, rule, {place}, self.graph, self.domain)]
+            if facts:
+                if not (being and len(options) > 1 and any(self.graph.has_fact(f) for f in facts)):
+                    self._add([Stated(facts[0], True)])
+                self.used.update({thing.mention.start, where.mention.start})
+                self.read_any = True
+                return True
+        return False
+
+    def _nearest(self, where: _Thing, thing: str) -> str:
+        """The place meant by words that fit several places ("the sink"): the one sharing a room with the thing,
+        when the text says nothing more and exactly one does."""
+        mention = where.mention
+        index = self.mentions.index(mention)
+        if len(mention.broader) < 2 or any(m.qualifies == index for m in self.mentions):
+            return mention.candidates[0]
+        rooms = places_of(self.graph, self.rules, thing)
+        near = [n for n in mention.broader if places_of(self.graph, self.rules, n) & rooms]
+        if len(near) != 1:
+            return mention.candidates[0]
+        self.settled.add(near[0])
+        return near[0]
+
+    def _add(self, literals: list[Stated]) -> None:
+        self.stated += [s for s in literals if s not in self.stated]
+        self.read_any = self.read_any or bool(literals)

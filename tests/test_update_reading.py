@@ -1,0 +1,115 @@
+"""Plain reports read without the LLM (l3mp/updates/reading.py), on a generated house (seed 7, the main job's; the
+updates benchmark uses other houses), and the updater taking that path: no model call, same checks."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from l3mp.errors import LLMError
+from l3mp.llm.types import LLM
+from l3mp.retrieval import make_retriever
+from l3mp.retrieval.grounding import Grounder, Lexicon
+from l3mp.updates import APPLIED, ASKED, NO_CHANGE, NLUpdater
+from l3mp.updates.meaning import Stated
+from l3mp.updates.reading import read
+from l3mp.world.delta import state_delta
+from l3mp.world.model import WorldModel
+from l3mp_sim.house import house_graph
+from tests.helpers import F, household, household_rules
+
+
+@cache
+def house():
+    return house_graph(7)
+
+
+def reading(text: str):
+    graph = house()
+    grounder = Grounder(household(), household_rules())
+    return read(text, grounder.ground(text, graph), graph, household(), household_rules(),
+                Lexicon.for_domain(household()))
+
+
+def literals(text: str) -> set[Stated]:
+    found = reading(text)
+    assert found is not None, text
+    return set(found.stated)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Jessica switched off the vanity light in the bathroom.", {Stated(F("light_on", "vanity_light_1"), False)}),
+    ("Someone turned on the TV.", {Stated(F("tv_on", "tv_1"), True)}),
+    ("The blue phone on the nightstand stopped ringing.", {Stated(F("ringing", "blue_phone_1"), False)}),
+    ("Jessica opened the fridge in kitchen 1 and took out the small yogurt.",
+     {Stated(F("is_open", "fridge_1"), True), Stated(F("has", "jessica", "small_yogurt_1"), True)}),
+    ("Jessica put the yellow plate in the dishwasher in kitchen 1.",
+     {Stated(F("inside", "yellow_plate_1", "dishwasher_1"), True)}),
+    ("Jessica took the atlas from the bookshelf and put it on the nightstand in bedroom 1.",
+     {Stated(F("has", "jessica", "atlas_1"), True), Stated(F("on", "atlas_1", "nightstand_1"), True)}),
+    ("Jessica went to the garage.", {Stated(F("in_room", "jessica", "garage_1"), True)}),
+    ("The purple plate has been washed.", {Stated(F("dirty", "purple_plate_1"), False)}),
+])
+def test_a_plain_report_is_read_clause_by_clause(text, expected):
+    assert literals(text) == expected
+
+
+def test_a_thing_said_to_be_where_one_of_its_kind_already_is_is_no_news():
+    found = reading("The thick magazine is on the side table.")  # two thick magazines, both there
+    assert found is not None and found.stated == []
+
+
+@pytest.mark.parametrize("text", [
+    "Jessica did not switch off the vanity light.",  # a negation
+    "Jessica is going to put the yellow plate in the dishwasher.",  # a plan, not an event
+    "Jessica bought a new toaster and put it on the counter.",  # something new
+    "Jessica switched off all the lights in the bedroom.",  # several things: the model lists them
+    "Jessica hid the atlas.",  # a verb the reader does not know leaves the atlas unexplained
+    "Jessica left the atlas in bedroom 1.",  # a room is no place for a book in this domain
+    "Jessica put it on the counter.",  # a pronoun with nothing before it
+    "Jessica switched off the lamp next to the TV.",  # a state word that fits two things of the clause
+])
+def test_what_the_reader_cannot_be_sure_of_goes_to_the_model(text):
+    assert reading(text) is None
+
+
+class _NoModel(LLM):
+    """Fails any call: the plain path must not ask the model."""
+
+    name = "no-model"
+
+    def complete(self, *args, **kwargs):
+        raise LLMError("the model was asked")
+
+    def complete_json(self, *args, **kwargs):
+        raise LLMError("the model was asked")
+
+
+def _updater() -> NLUpdater:
+    world = WorldModel(household(), household_rules())
+    world.apply(state_delta(household(), world.graph, house(), replace=True), source="import")
+    return NLUpdater(world, _NoModel(), make_retriever("search", llm=_NoModel(), domain=household()))
+
+
+def test_the_updater_applies_a_plain_report_without_a_model_call():
+    nl = _updater()
+    result = nl.update("Jessica took the water bottle from the shelf in the garage.", ref="plain-1")
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0]
+    assert result.ledger.prompt_tokens == 0 and result.record.ref == "plain-1"
+    assert set(result.record.delta.add) == {F("has", "jessica", "water_bottle_1")}
+    assert set(result.record.delta.remove) == {F("on", "water_bottle_1", "shelf_1")}
+    again = nl.update("The thick magazine is on the side table.")
+    assert again.outcome == NO_CHANGE and again.record is None
+
+
+def test_alike_things_the_state_cannot_tell_apart_are_asked_about_without_a_model_call():
+    nl = _updater()
+    before = nl.world.last_seq
+    result = nl.update("Jessica took the thick magazine.")
+    assert result.outcome == ASKED and "thick magazine" in result.question and nl.world.last_seq == before
+
+
+def test_a_text_the_reader_leaves_goes_to_the_model():
+    result = _updater().update("Jessica hid the atlas behind the books.")
+    assert result.outcome == "declined" and "the model was asked" in (result.reason or "")
