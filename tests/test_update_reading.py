@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
+from l3mp_sim.house import house_graph
 
 from l3mp.errors import LLMError
 from l3mp.llm.types import LLM
@@ -16,7 +17,6 @@ from l3mp.updates.meaning import Stated
 from l3mp.updates.reading import read
 from l3mp.world.delta import state_delta
 from l3mp.world.model import WorldModel
-from l3mp_sim.house import house_graph
 from tests.helpers import F, household, household_rules
 
 
