@@ -4,7 +4,6 @@ usage error, and reading states and JSON from files."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from dataclasses import dataclass
@@ -13,8 +12,9 @@ from pathlib import Path
 
 from l3mp.domain import Domain, RuleSet
 from l3mp.domain.paths import DEFAULT_DOMAIN, domain_path
-from l3mp.errors import L3mpError
+from l3mp.errors import FormatError, L3mpError
 from l3mp.world.graph import WorldGraph
+from l3mp.world.jsondoc import max_input_bytes, parse_json
 from l3mp.world.model import WorldModel
 from l3mp.world.store import default_store_path
 
@@ -70,13 +70,26 @@ def read_state(domain: Domain, path: str) -> WorldGraph:
 
 
 def read_json(path: str) -> object:
-    """The JSON document in file `path` (``-``: stdin); malformed input raises UsageError."""
+    """The JSON document in file `path` (``-``: stdin), bounded like every JSON input (l3mp.world.jsondoc: size,
+    UTF-8, nesting, duplicate keys); malformed input raises UsageError (exit status 2) with one short line."""
     name = "stdin" if path == "-" else path
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {name}: {getattr(exc, 'strerror', None) or exc}") from None
+        limit = max_input_bytes()
+        data = read_bounded(path, limit)
+        return parse_json(data, what=name, max_bytes=limit)
+    except FormatError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def read_bounded(path: str, limit: int) -> bytes:
+    """At most `limit` + 1 bytes of file `path` (``-``: stdin): enough to tell that it is too large, without
+    reading all of a huge input. UsageError if it cannot be read."""
+    name = "stdin" if path == "-" else path
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{name} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        if path == "-":
+            stream = getattr(sys.stdin, "buffer", None)
+            return stream.read(limit + 1) if stream is not None else sys.stdin.read(limit + 1).encode("utf-8")
+        with open(path, "rb") as f:
+            return f.read(limit + 1)
+    except OSError as exc:
+        raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from None

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from l3mp.domain.triplets import Fact, fact_from_triplet, fact_to_triplet
 from l3mp.errors import FormatError
+from l3mp.world.jsondoc import check_count, check_name, check_strings, check_text, shown
 
 if TYPE_CHECKING:
     from l3mp.domain.pddl_domain import Domain
@@ -63,12 +64,13 @@ class Delta:
             raise FormatError(f"a delta must be a JSON object with keys {sorted(_KEYS)}; got {type(data).__name__}")
         unknown = set(data) - _KEYS
         if unknown:
-            raise FormatError(f"unknown delta key(s) {sorted(unknown)}; valid keys are {sorted(_KEYS)}")
+            raise FormatError(f"unknown delta key(s) {shown(sorted(unknown))}; valid keys are {sorted(_KEYS)}")
+        check_count([*_list(data.get("remove", [])), *_list(data.get("add", []))], "a delta")
         return cls(
             remove=_facts(data.get("remove", []), "remove"),
             add=_facts(data.get("add", []), "add"),
             entities=parse_entities(data.get("entities", {})),
-            remove_entities=_names(data.get("remove_entities", []), "remove_entities"),
+            remove_entities=parse_names(data.get("remove_entities", []), "remove_entities"),
         )
 
 
@@ -78,34 +80,47 @@ def parse_entities(raw: object) -> dict[str, EntitySpec]:
         raise FormatError("'entities' must be an object mapping entity names to {\"type\": ...}")
     out = {}
     for name, spec in raw.items():
+        check_name(name, "'entities'")
         if not isinstance(spec, dict) or not isinstance(spec.get("type"), str) or not spec["type"]:
             raise FormatError(f"entity {name!r} needs an object with a non-empty string 'type'")
         extra = set(spec) - _ENTITY_KEYS
         if extra:
-            raise FormatError(f"entity {name!r}: unknown key(s) {sorted(extra)}; valid: {sorted(_ENTITY_KEYS)}")
+            raise FormatError(f"entity {name!r}: unknown key(s) {shown(sorted(extra))}; valid: {sorted(_ENTITY_KEYS)}")
+        check_name(spec["type"], f"entity {name!r}: 'type'")
         for key in ("label", "description"):
-            if spec.get(key) is not None and not isinstance(spec[key], str):
-                raise FormatError(f"entity {name!r}: '{key}' must be a string")
+            if spec.get(key) is not None:
+                if not isinstance(spec[key], str):
+                    raise FormatError(f"entity {name!r}: '{key}' must be a string")
+                check_text(spec[key], f"entity {name!r}: '{key}'")
         out[name.lower()] = EntitySpec(spec["type"].lower(), spec.get("label") or None, spec.get("description") or None)
     return out
+
+
+def parse_triplet(triplet: object, where: str, *, allow_false: bool = False) -> tuple[Fact, bool]:
+    """`fact_from_triplet` after checking that its names are bounded and printable (so that its errors, which
+    quote the triplet, stay short)."""
+    check_strings(triplet, where)
+    try:
+        return fact_from_triplet(triplet, allow_false=allow_false)
+    except FormatError as exc:
+        raise FormatError(f"{where}: {exc}") from None
 
 
 def _facts(raw: object, key: str) -> tuple[Fact, ...]:
     if not isinstance(raw, list):
         raise FormatError(f"'{key}' must be a list of triplets")
-    out = []
-    for i, triplet in enumerate(raw):
-        try:
-            out.append(fact_from_triplet(triplet)[0])
-        except FormatError as exc:
-            raise FormatError(f"'{key}'[{i}]: {exc}") from None
-    return tuple(out)
+    return tuple(parse_triplet(triplet, f"'{key}'[{i}]")[0] for i, triplet in enumerate(raw))
 
 
-def _names(raw: object, key: str) -> tuple[str, ...]:
+def _list(raw: object) -> list:
+    return raw if isinstance(raw, list) else []
+
+
+def parse_names(raw: object, key: str) -> tuple[str, ...]:
+    """A JSON list of entity names (lowercased); FormatError naming `key` otherwise."""
     if not isinstance(raw, list) or not all(isinstance(n, str) and n for n in raw):
         raise FormatError(f"'{key}' must be a list of entity names")
-    return tuple(n.lower() for n in raw)
+    return tuple(check_name(n, f"'{key}'").lower() for n in raw)
 
 
 def state_delta(domain: Domain, current: WorldGraph, target: WorldGraph, *, replace: bool) -> Delta:

@@ -11,12 +11,13 @@ from pathlib import Path
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
-from l3mp.domain.triplets import Fact, fact_from_triplet
+from l3mp.domain.triplets import Fact
 from l3mp.errors import DeltaRejected, FormatError, L3mpError, StoreError
-from l3mp.world.delta import Delta, EntitySpec, parse_entities
+from l3mp.world.delta import Delta, EntitySpec, parse_entities, parse_names, parse_triplet
 from l3mp.world.graph import WorldGraph
 from l3mp.world.history import History, apply_record, replay_checked
 from l3mp.world.journal import Damage
+from l3mp.world.jsondoc import check_count, check_text, shown
 from l3mp.world.record import SOURCES, ChangeRecord
 from l3mp.world.store import Store
 from l3mp.world.verify import Verdict, Verifier, Violation
@@ -65,24 +66,20 @@ class Observation:
             raise FormatError("a perception batch must be a JSON object with 'triplets'")
         unknown = set(data) - {"observation_id", "entities", "triplets", "remove_entities"}
         if unknown:
-            raise FormatError(f"unknown perception key(s) {sorted(unknown)}; valid: observation_id, entities, "
-                              "triplets, remove_entities")
+            raise FormatError(f"unknown perception key(s) {shown(sorted(unknown))}; valid: observation_id, "
+                              "entities, triplets, remove_entities")
         triplets = data.get("triplets", [])
         if not isinstance(triplets, list):
             raise FormatError("'triplets' must be a list of [subject, relation, object] (object may be false)")
-        facts = []
-        for i, t in enumerate(triplets):
-            try:
-                facts.append(fact_from_triplet(t, allow_false=True))
-            except FormatError as exc:
-                raise FormatError(f"'triplets'[{i}]: {exc}") from None
-        removed = data.get("remove_entities", [])
-        if not isinstance(removed, list) or not all(isinstance(n, str) and n for n in removed):
-            raise FormatError("'remove_entities' must be a list of entity names")
+        check_count(triplets, "a perception batch")
+        facts = tuple(parse_triplet(t, f"'triplets'[{i}]", allow_false=True) for i, t in enumerate(triplets))
+        removed = parse_names(data.get("remove_entities", []), "remove_entities")
         obs_id = data.get("observation_id")
         if obs_id is not None and not isinstance(obs_id, str):
             raise FormatError("'observation_id' must be a string")
-        return cls(tuple(facts), parse_entities(data.get("entities", {})), tuple(n.lower() for n in removed), obs_id)
+        if obs_id is not None:
+            check_text(obs_id, "'observation_id'")
+        return cls(facts, parse_entities(data.get("entities", {})), removed, obs_id)
 
 
 class WorldModel:

@@ -8,8 +8,12 @@ from pathlib import Path
 
 from l3mp.domain.pddl_domain import ROOT_TYPE, Domain, is_pddl_name
 from l3mp.domain.triplets import Fact
-from l3mp.errors import ProblemError
+from l3mp.errors import FormatError, ProblemError
 from l3mp.world.graph import WorldGraph
+from l3mp.world.jsondoc import MAX_INPUT_BYTES, decode_utf8
+
+MAX_PROBLEM_BYTES = MAX_INPUT_BYTES
+"""Largest PDDL problem file read."""
 
 
 def graph_from_problem(
@@ -21,9 +25,16 @@ def graph_from_problem(
     else:
         source = str(problem_path_or_text)
         try:
-            text = Path(source).read_text(encoding="utf-8-sig")
+            with open(source, "rb") as f:
+                data = f.read(MAX_PROBLEM_BYTES + 1)
         except OSError as exc:
             raise ProblemError(f"cannot read PDDL problem file {source}: {exc.strerror}") from exc
+        if len(data) > MAX_PROBLEM_BYTES:
+            raise ProblemError(f"PDDL problem file {source} is larger than {MAX_PROBLEM_BYTES} bytes")
+        try:
+            text = decode_utf8(data, f"PDDL problem file {source}")
+        except FormatError as exc:
+            raise ProblemError(str(exc)) from None
     problem = _parse(domain, text, source)
     graph = WorldGraph()
     for obj in problem.all_objects:

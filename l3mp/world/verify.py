@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from l3mp.domain.pddl_domain import Domain, Predicate, is_pddl_name
 from l3mp.domain.rules import CardinalityRule, RuleSet
 from l3mp.domain.triplets import WORLD, Fact
+from l3mp.errors import FormatError
 from l3mp.world.delta import Delta, EntitySpec
 from l3mp.world.graph import WorldGraph
+from l3mp.world.jsondoc import MAX_NAME_CHARS, check_text, shown
 
 MAX_LISTED = 8
 
@@ -139,12 +141,15 @@ class _Check:
                     + self._suggest_entities(name, spec.type),
                     entity=name,
                 )
-            elif not is_pddl_name(name):
+            elif len(name) > MAX_NAME_CHARS or not is_pddl_name(name):
                 self._fail(
                     "bad_name",
-                    f"'{name}' is not a valid entity name: start with a letter, then letters, digits, _ or -",
+                    f"{shown(name)} is not a valid entity name: start with a letter, then letters, digits, _ or - "
+                    f"(at most {MAX_NAME_CHARS} characters)",
                     entity=name,
                 )
+            elif (problem := _text_problem(spec)) is not None:
+                self._fail("bad_label", f"entity '{name}': {problem}", entity=name)
             elif name in self.domain.reserved_names():
                 self._fail(
                     "bad_name",
@@ -329,6 +334,17 @@ class _Check:
         if similar:
             return "; the graph has " + ", ".join(str(f) for f in similar)
         return f"; the graph has no ({fact.predicate} {subject} ...) fact"
+
+
+def _text_problem(spec: EntitySpec) -> str | None:
+    """Why an entity's label or description cannot be shown on one line (None: it can)."""
+    for key, text in (("label", spec.label), ("description", spec.description)):
+        if text is not None:
+            try:
+                check_text(text, key)
+            except FormatError as exc:
+                return str(exc)
+    return None
 
 
 def closest_names(

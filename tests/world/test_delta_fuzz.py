@@ -359,11 +359,12 @@ facts = st.one_of(
     st.builds(lambda p, a, b: F(p, a, b), st.sampled_from(["on", "in_room"]), names, names),
     st.builds(lambda a, b, c: F("conn", a, b, c), names, names, names),
 )
+one_line = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1)  # labels: no controls
 specs = st.builds(
     EntitySpec,
     st.sampled_from(["dish", "room"]),
-    st.one_of(st.none(), st.text(min_size=1)),
-    st.one_of(st.none(), st.text(min_size=1)),
+    st.one_of(st.none(), one_line),
+    st.one_of(st.none(), one_line),
 )
 
 
