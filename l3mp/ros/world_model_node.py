@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import logging
+import re
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Sequence
+from collections import OrderedDict, deque
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.event_handler import SubscriptionEventCallbacks
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
@@ -16,7 +19,7 @@ from l3mp.domain.triplets import fact_to_triplet
 from l3mp.errors import FormatError, LLMError, StoreError
 from l3mp.ros import protocol as m
 from l3mp.ros.base import L3mpNode
-from l3mp.ros.health import ERROR, OK, LazyLLM, age, store_writable
+from l3mp.ros.health import ERROR, OK, WARN, LazyLLM, age, store_writable
 from l3mp.ros.params import WORLD_MODEL, check_retrieval, llm_settings
 from l3mp.ros.replica import Replica, state_message
 from l3mp.ros.worker import Worker
@@ -25,6 +28,15 @@ from l3mp.world.model import Observation, Outcome, Update, WorldModel
 from l3mp.world.query import find_entities, find_facts, known_entity
 from l3mp.world.record import ChangeRecord
 from l3mp.world.store import default_store_path
+
+INBOX_MESSAGES = 10_000
+"""Perception messages that may wait; the next one is answered ``busy`` at once (README: the burst absorbed)."""
+INBOX_BYTES = 256_000_000
+"""Bytes of perception messages that may wait."""
+GROUP_MESSAGES = 500
+"""Most waiting perception messages applied together (one fsync)."""
+_OBSERVATION_ID = re.compile(r'"observation_id"\s*:\s*"((?:[^"\\]|\\.){1,200})"')
+log = logging.getLogger(__name__)
 
 APPLY_SOURCES = ("user", "plan", "nl")
 """Sources a delta on ~/apply may claim (perception has its own topic; imports go through `l3mp init/import`)."""
@@ -58,8 +70,12 @@ class WorldModelNode(L3mpNode):
         self._state = self.create_publisher(String, f"~/{m.STATE}", m.state_qos())
         self._changes = self.create_publisher(String, f"~/{m.CHANGES}", m.changes_qos())
         qos = m.request_qos()
-        for name, handle in ((m.PERCEPTION, self._on_perception), (m.APPLY, self._on_apply),
-                             (m.QUERY, self._on_query), (m.NL_UPDATE, self._on_nl_update)):
+        self.busy = self.lost = 0
+        self._inbox = Inbox("l3mp-perception", self._perceive_group, failed=self._group_failed)
+        self.create_subscription(String, f"~/{m.PERCEPTION}", self.guarded(m.PERCEPTION, self._on_perception), qos,
+                                 callback_group=requests,
+                                 event_callbacks=SubscriptionEventCallbacks(message_lost=self._on_lost))
+        for name, handle in ((m.APPLY, self._on_apply), (m.QUERY, self._on_query), (m.NL_UPDATE, self._on_nl_update)):
             self.create_subscription(String, f"~/{name}", self.guarded(name, handle), qos, callback_group=requests)
         self.create_service(Trigger, f"~/{m.GET_STATE}", self._get_state, callback_group=requests)
         self.create_service(Trigger, f"~/{m.SNAPSHOT}", self._snapshot, callback_group=requests)
@@ -74,36 +90,66 @@ class WorldModelNode(L3mpNode):
 
     # ---- perception ----------------------------------------------------------------------
     def _on_perception(self, msg: String) -> None:
-        try:
-            value = m.decode(msg.data, max_bytes=self.params["limits.max_message_bytes"])
-            batches = value if isinstance(value, list) else [value]
-            observations = [_observation(batch, i, len(batches)) for i, batch in enumerate(batches)]
-            triplets = sum(len(o.facts) for o in observations)
-            if triplets > self.params["limits.max_batch_triplets"]:
-                raise FormatError(f"{triplets} triplets in one message; limits.max_batch_triplets is "
-                                  f"{self.params['limits.max_batch_triplets']}")
-        except FormatError as exc:
-            self.publish_result(m.error(m.PERCEPTION, m.new_id(m.PERCEPTION), "malformed", str(exc)))
+        """Take the message off DDS at once (so that its history never overflows) and queue it for the inbox
+        thread; when the queue is full, answer ``busy`` now."""
+        if self._inbox.offer(msg.data):
             return
-        ident = next((o.observation_id for o in observations if o.observation_id), m.new_id(m.PERCEPTION))
+        self.busy += 1
+        self.publish_result(m.error(m.PERCEPTION, _perception_id(msg.data), "busy",
+                                    f"{self._inbox.depth} perception messages are waiting (at most {INBOX_MESSAGES} "
+                                    f"messages, {INBOX_BYTES} bytes); send it again later"))
+
+    def _on_lost(self, info: Any) -> None:
+        """DDS reports perception messages lost before they reached the node (counted for diagnostics)."""
+        self.lost += info.total_count_change
+        self.get_logger().warning(f"{info.total_count_change} perception message(s) lost before the node got them "
+                                  f"({self.lost} in all)")
+
+    def _perceive_group(self, messages: list[str]) -> None:
+        """Apply every perception message waiting (their batches in arrival order, one fsync) and answer each."""
+        parsed = []
+        for data in messages:
+            try:
+                parsed.append(self._perception(data))
+            except FormatError as exc:
+                self.publish_result(m.error(m.PERCEPTION, _perception_id(data), "malformed", str(exc)))
         try:
-            outcomes = self._write(observations)
+            outcomes = iter(self._write([o for _, observations in parsed for o in observations]))
         except StoreError as exc:
-            self.publish_result(m.error(m.PERCEPTION, ident, "store", str(exc)))
+            for ident, _ in parsed:
+                self.publish_result(m.error(m.PERCEPTION, ident, "store", str(exc)))
             return
-        self.triplets += triplets
+        for ident, observations in parsed:
+            self._answer_perception(ident, observations, [next(outcomes) for _ in observations])
+
+    def _perception(self, data: str) -> tuple[str, list[Observation]]:
+        """A perception message's id and batches; FormatError if it is malformed or too large."""
+        value = m.decode(data, max_bytes=self.params["limits.max_message_bytes"])
+        batches = value if isinstance(value, list) else [value]
+        observations = [_observation(batch, i, len(batches)) for i, batch in enumerate(batches)]
+        triplets = sum(len(o.facts) for o in observations)
+        if triplets > self.params["limits.max_batch_triplets"]:
+            raise FormatError(f"{triplets} triplets in one message; limits.max_batch_triplets is "
+                              f"{self.params['limits.max_batch_triplets']}")
+        return next((o.observation_id for o in observations if o.observation_id), m.new_id(m.PERCEPTION)), observations
+
+    def _answer_perception(self, ident: str, observations: list[Observation], outcomes: list[Outcome]) -> None:
+        self.triplets += sum(len(o.facts) for o in observations)
         batches_out = [{"observation_id": o.observation_id, "accepted": out.accepted,
                         "seq": out.record.seq if out.record else None,
                         "violations": [v.to_json() for v in out.violations]}
                        for o, out in zip(observations, outcomes, strict=True)]
-        ok = all(out.accepted for out in outcomes)
         fields = {"batches": batches_out, "last_seq": self.world.last_seq}
-        if ok:
+        if all(out.accepted for out in outcomes):
             self.publish_result(m.result(m.PERCEPTION, ident, True, **fields))
         else:
             rejected = sum(1 for out in outcomes if not out.accepted)
             self.publish_result(m.error(m.PERCEPTION, ident, "rejected", f"{rejected} of {len(outcomes)} batch(es) "
                                         "rejected (see 'batches'); the others were applied", **fields))
+
+    def _group_failed(self, messages: list[str], exc: Exception) -> None:
+        for data in messages:
+            self.publish_result(m.error(m.PERCEPTION, _perception_id(data), "internal", f"{type(exc).__name__}: {exc}"))
 
     # ---- deltas ----------------------------------------------------------------------------
     def _on_apply(self, msg: String) -> None:
@@ -258,7 +304,9 @@ class WorldModelNode(L3mpNode):
     # ---- health and shutdown ------------------------------------------------------------------
     def checks(self) -> dict[str, tuple[int, str]]:
         store = store_writable(self.store_path) if self.world.store is not None else (ERROR, "closed")
-        return {"llm": self.llm.status(), "store": store, "journal": self._journal_health()}
+        lost = (WARN, f"{self.lost} perception message(s) lost in DDS before the node got them") if self.lost else (
+            OK, "none lost")
+        return {"llm": self.llm.status(), "store": store, "journal": self._journal_health(), "perception": lost}
 
     def _journal_health(self) -> tuple[int, str]:
         """Damage in the store that no person has acknowledged (``l3mp store ack`` clears it while the node runs)."""
@@ -275,10 +323,13 @@ class WorldModelNode(L3mpNode):
         graph = self.world.graph
         return {**super().values(), "last_update": age(self.last_update), "queue_depth": self._nl.depth,
                 "last_seq": self.world.last_seq, "entities": graph.entity_count(), "facts": graph.fact_count(),
-                "perception_triplets": self.triplets}
+                "perception_triplets": self.triplets, "perception_waiting": self._inbox.depth,
+                "perception_busy": self.busy, "perception_lost": self.lost, "held_records": len(self.world.held)}
 
     def close(self) -> None:
-        """Stop NL updates (the running one finishes), write a snapshot, close the store, release the LLM."""
+        """Answer the perception waiting, stop NL updates (the running one finishes), write a snapshot, close the
+        store, release the LLM."""
+        self._inbox.stop()
         self._nl.stop(timeout_s=self.llm.settings.timeout_s)
         with self._lock:
             if self.world.store is not None:
@@ -288,6 +339,69 @@ class WorldModelNode(L3mpNode):
                     self.get_logger().warning(f"no snapshot at shutdown: {exc}")
                 self.world.close()
         self.llm.close()
+
+
+def _perception_id(data: str) -> str:
+    """The id a perception message's result carries (its first observation_id), found without parsing all of it."""
+    found = _OBSERVATION_ID.search(data, 0, 4096)
+    return found[1] if found else m.new_id(m.PERCEPTION)
+
+
+class Inbox:
+    """Messages waiting for one thread that takes all of them at once (at most GROUP_MESSAGES) and hands them to
+    `handle` in arrival order; at most INBOX_MESSAGES messages or INBOX_BYTES bytes wait. A group that raises goes
+    to `failed` (so that its senders still get an answer)."""
+
+    def __init__(self, name: str, handle: Callable[[list[str]], None], *,
+                 failed: Callable[[list[str], Exception], None]) -> None:
+        self._handle, self._failed = handle, failed
+        self._waiting: deque[str] = deque()
+        self._bytes = 0
+        self._busy = 0
+        self._stopping = False
+        self._ready = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    @property
+    def depth(self) -> int:
+        """Messages waiting plus those being applied."""
+        return len(self._waiting) + self._busy
+
+    def offer(self, data: str) -> bool:
+        """Queue a message; False when the inbox is full or stopping."""
+        with self._ready:
+            if self._stopping or len(self._waiting) >= INBOX_MESSAGES or self._bytes + len(data) > INBOX_BYTES:
+                return False
+            self._waiting.append(data)
+            self._bytes += len(data)
+            self._ready.notify()
+        return True
+
+    def stop(self, timeout_s: float = 30.0) -> None:
+        """Apply what waits, then end the thread."""
+        with self._ready:
+            self._stopping = True
+            self._ready.notify()
+        self._thread.join(timeout_s)
+
+    def _run(self) -> None:
+        while True:
+            with self._ready:
+                while not self._waiting and not self._stopping:
+                    self._ready.wait()
+                if not self._waiting:
+                    return
+                group = [self._waiting.popleft() for _ in range(min(GROUP_MESSAGES, len(self._waiting)))]
+                self._bytes -= sum(len(data) for data in group)
+                self._busy = len(group)
+            try:
+                self._handle(group)
+            except Exception as exc:  # a bug must cost one group, not the node's perception
+                log.exception("perception group failed")
+                self._failed(group, exc)
+            finally:
+                self._busy = 0
 
 
 def _observation(batch: object, index: int, count: int) -> Observation:
