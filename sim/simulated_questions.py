@@ -1,10 +1,13 @@
-"""The simulated LLM answering the question loop's steps (``question_step``) from an oracle, with injected errors.
+"""The simulated LLM answering the question loop's calls (``question_rephrase``, ``question_step``) from an oracle,
+with injected errors.
 
 An evaluation instrument like `l3mp_sim.simulated_llm.SimulatedLLM` (which it extends: every other prompt kind is
 answered there): it knows the gold answer of the current question (`QuestionOracle`) and plays the loop the way a
-model that understood the question would: it looks at the memory until what it must name is in its prompt (the
-named things, or what the loop observed), then answers. It reads only its prompt and can only name what the
-schema's enums allow. Errors, drawn per step with the `ErrorModel` rates (seeded by the whole prompt):
+model that understood the question would: it says a question asked in an unusual phrasing again in the usual one
+(`QuestionOracle.rephrase`; nothing for a question it cannot rephrase), then it looks at the memory until what it
+must name is in its prompt (the named things, or what the loop observed), and answers. It reads only its prompt
+and can only name what the schema's enums allow. Errors, drawn per step with the `ErrorModel` rates (seeded by the
+whole prompt):
 
 - ``wrong_entity``: one named entity becomes another entity of the schema;
 - ``missed_fact``: one named entity is left out (a count one too low);
@@ -28,7 +31,7 @@ from l3mp.errors import LLMError
 from l3mp.llm.client import count_message_tokens, count_tokens
 from l3mp.llm.jsonparse import parse_and_validate
 from l3mp.llm.types import LLMReply, Message, TokenLedger, Usage
-from l3mp.questions.prompt import QUESTION_STEP
+from l3mp.questions.prompt import QUESTION_REPHRASE, QUESTION_STEP
 
 _SELECTED = re.compile(r"^select .*?: (\d+):", re.MULTILINE)
 
@@ -63,7 +66,7 @@ class SimulatedQuestionLLM(SimulatedLLM):
 
     def complete_json(self, messages: Sequence[Message], *, schema: dict, schema_name: str, purpose: str,
                       ledger: TokenLedger | None = None) -> LLMReply:
-        if schema_name != QUESTION_STEP:
+        if schema_name not in (QUESTION_STEP, QUESTION_REPHRASE):
             return super().complete_json(messages, schema=schema, schema_name=schema_name, purpose=purpose,
                                          ledger=ledger)
         if self._question is None:
@@ -71,8 +74,10 @@ class SimulatedQuestionLLM(SimulatedLLM):
         user = next((str(m.get("content", "")) for m in messages if m.get("role") == "user"), "")
         tokens = count_message_tokens(messages)
         rng = random.Random(f"{self.seed}/{json.dumps(list(messages), sort_keys=True)}")
-        action = self._step(self._question, user, _names(schema), rng, tokens)
-        text = json.dumps({"action": action})
+        if schema_name == QUESTION_REPHRASE:
+            text = json.dumps({"question": self._question.rephrase})
+        else:
+            text = json.dumps({"action": self._step(self._question, user, _names(schema), rng, tokens)})
         if self._happens(rng, "malformed", tokens):
             text = text[: max(1, len(text) // 2)]
         usage = Usage(tokens, count_tokens(text), estimated=True)
@@ -84,8 +89,6 @@ class SimulatedQuestionLLM(SimulatedLLM):
               ) -> dict[str, Any]:
         seen = user.split("Seen so far:", 1)[-1]
         anchor = gold.anchor if gold.anchor in names else None
-        if gold.rephrase and "Check:" not in seen:
-            return {"op": "rephrase", "question": gold.rephrase}
         if gold.kind == "decline":
             return {"op": "decline", "reason": "the memory does not say"}
         if gold.kind == "yes_no":

@@ -77,8 +77,11 @@ class Loop:
         focus = [e for m in question.mentions for e in m.candidates][: self._caps.max_listed]
         for entity in focus:
             self._observe(memory, {"op": "facts_of", "entity": entity}, seen, now)
+        answer = self._rephrase(question, reread, steps, ledger, seen)
+        if answer is not None:
+            return answer
         schema = prompt.schema(memory, self._caps.max_listed)
-        for _ in range(self._caps.max_steps):
+        for _ in range(self._caps.max_steps - 1):
             if ledger.total_tokens >= self._caps.max_tokens:
                 break
             before = (ledger.prompt_tokens, ledger.completion_tokens)
@@ -95,14 +98,6 @@ class Loop:
                 steps.append(Step("llm", (), f"unusable step: {problem[:200]}", *spent))
                 continue
             op = str(action.get("op", ""))
-            if op == "rephrase":
-                problem, answer = _rephrased(question, str(action.get("question", "")), reread)
-                steps.append(Step(op, _args(action), problem or f"answered as {answer.kind}", *spent))  # type: ignore[union-attr]
-                if answer is not None:
-                    return replace(answer, question=question.text, steps=(*steps, *answer.steps), via="llm",
-                                   ledger=ledger)
-                seen.lines.append(f"Check: {problem}")
-                continue
             if op.startswith("answer") or op == "decline":
                 problem = _reflect(action, seen, _singular(question))
                 steps.append(Step(op, _args(action), problem or "accepted", *spent))
@@ -117,6 +112,24 @@ class Loop:
                       f"{self._caps.max_steps} step(s) and {self._caps.max_tokens} tokens; what I saw last: {last}",
                       facts=tuple(seen.facts.values())[:12], records=tuple(seen.records.values())[-3:],
                       at=memory.time, steps=tuple(steps), via="llm", ledger=ledger)
+
+    def _rephrase(self, question: Question, reread: Reread, steps: list[Step], ledger: TokenLedger,
+                  seen: _Seen) -> Answer | None:
+        """The first step: the LLM says the question again in a usual form, which the symbolic forms answer when it
+        names only what the question names; else None (and why, as an observation)."""
+        reply = ask_json(self._llm, prompt.rephrase_messages(question.text), schema=prompt.REPHRASE_SCHEMA,
+                         schema_name=prompt.QUESTION_REPHRASE, purpose=PURPOSE, ledger=ledger)
+        text = reply.data.get("question", "") if isinstance(reply.data, dict) else ""
+        problem, answer = _rephrased(question, str(text), reread) if not reply.problem else (reply.problem, None)
+        usage = ledger.calls[-1][1] if ledger.calls else None
+        spent = (usage.prompt_tokens, usage.completion_tokens) if usage else (0, 0)
+        steps.append(Step("rephrase", (f"question={text}",), problem or f"answered as {answer.kind}",  # type: ignore[union-attr]
+                          *spent))
+        if answer is None:
+            if text:
+                seen.lines.append(f"Check: {problem}")
+            return None
+        return replace(answer, question=question.text, steps=(*steps, *answer.steps), via="llm", ledger=ledger)
 
     # ---- observe ---------------------------------------------------------------------------------
     def _observe(self, memory: Memory, action: dict[str, Any], seen: _Seen, now: float) -> str:

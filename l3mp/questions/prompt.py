@@ -19,16 +19,34 @@ from l3mp.questions.forms import Question
 from l3mp.questions.memory import MAX_DEPTH, Memory
 
 QUESTION_STEP = "question_step"
+"""Schema name of one step of the question loop."""
+QUESTION_REPHRASE = "question_rephrase"
+"""Schema name of a question said again in one of the usual forms (the loop's first call)."""
 MAX_REPHRASE = 120
 """Characters of a rephrased question at most."""
+
+REPHRASE_SYSTEM = """Say a person's question about their home again as ONE plain question in one of these \
+forms, keeping the words for the things it names: where is X | which room is X in | since when has X been on Y | \
+since when is X on (or open, dirty) | when was X last opened (or moved, washed) | who has X | who moved (or took, \
+opened, turned on) X | how many X are there (or are on Y, are in Y) | is X on (or open, dirty) | is X on Y | \
+was X on at 08:30 | where was X at 08:30 | what is on X | who is in the room where X is.
+If it fits none of them, answer with an empty question. Answer JSON: {"question": "..."}.
+
+Examples:
+do you happen to know where my book went? -> {"question": "where is the book"}
+somebody switched the hall lamp off, who was it? -> {"question": "who turned off the hall lamp"}
+the heater, is it running right now? -> {"question": "is the heater on"}
+count the clean cups for me -> {"question": "how many clean cups are there"}
+back at 7:10, where did the red pen lie? -> {"question": "where was the red pen at 7:10"}
+what room would I find the blue pen in? -> {"question": "which room is the blue pen in"}
+list everything lying on the shelf in the room Tom is in -> {"question": "what is on the shelf in the room where \
+Tom is"}
+tell me a joke -> {"question": ""}"""
 """Schema name of one step of the question loop."""
 
 SYSTEM = """You answer questions about a home from the robot's memory: facts such as "on mug_1 table_1" \
 (the mug is on the table), "in_room table_1 kitchen_1", "has michael phone_1", "light_on lamp_1". Each step, \
-either rephrase the question, look at the memory with one operation, or answer:
-- rephrase QUESTION: the same question said plainly as one of: "where is X", "which room is X in", "since when \
-is X on the Y", "when was X last opened", "who has X", "who moved X", "how many X are on", "is X on", "is X on the \
-Y", "what is on X", "who is in the room where X is" (best first step when it fits);
+either look at the memory with one operation, or answer:
 - facts_of ENTITY: every fact about it, with the record that made it true;
 - neighbours ENTITY DEPTH: what is within DEPTH facts of it;
 - path FROM TO: the chain of facts that joins two things;
@@ -38,9 +56,7 @@ Y", "what is on X", "who is in the room where X is" (best first step when it fit
 - decline: the memory cannot answer (say why).
 Use only what the memory shows; never guess. Names are the memory's entity names."""
 
-EXAMPLE = """Examples (another home):
-Request: could you tell me where my book ended up?
-Step: {"action": {"op": "rephrase", "question": "where is the book"}}
+EXAMPLE = """Example (another home):
 Things the question names:
 cup_1 (dish): cup
 Seen so far:
@@ -69,6 +85,15 @@ def fixed_part(domain: Domain) -> str:
     return f"{SYSTEM}\nTypes: {types}. States: {unary}.\n\n{EXAMPLE}"
 
 
+def rephrase_messages(question: str) -> list[Message]:
+    """The rephrase call: the fixed instructions and examples, then the question alone (no memory)."""
+    return [{"role": "system", "content": REPHRASE_SYSTEM}, {"role": "user", "content": question}]
+
+
+REPHRASE_SCHEMA = {"type": "object", "properties": {"question": {"type": "string", "maxLength": MAX_REPHRASE}},
+                   "required": ["question"], "additionalProperties": False}
+
+
 def schema(memory: Memory, max_listed: int) -> dict[str, Any]:
     """One variant per operation and answer; entity names, types, states enums of this memory and domain."""
     names = sorted(memory.graph.entities())
@@ -76,7 +101,6 @@ def schema(memory: Memory, max_listed: int) -> dict[str, Any]:
     optional = {"type": "string", "enum": ["", *names]}
     unary = sorted(n for n, p in memory.domain.predicates.items() if p.arity == 1)
     variants = [
-        _variant("rephrase", question={"type": "string", "maxLength": MAX_REPHRASE}),
         _variant("facts_of", entity=entity),
         _variant("neighbours", entity=entity, depth={"type": "integer", "minimum": 1, "maximum": MAX_DEPTH}),
         _variant("path", **{"from": entity, "to": entity}),

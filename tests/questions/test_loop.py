@@ -45,7 +45,7 @@ def test_the_loop_looks_before_it_answers(world):
     answer, _ = _ask(world, "Tell me the surroundings of the grey mug, please",
                      QuestionOracle("entities", gold, anchor="grey_mug_1"))
     assert answer.status == ANSWERED and answer.entities == gold
-    assert [s.op for s in answer.steps][:1] == ["neighbours"]
+    assert [s.op for s in answer.steps][:2] == ["rephrase", "neighbours"]
 
 
 def test_a_count_comes_from_a_selection_and_a_time_from_a_record_read(world):
@@ -53,7 +53,7 @@ def test_a_count_comes_from_a_selection_and_a_time_from_a_record_read(world):
     count, _ = _ask(world, "Tell me the number of lit lamps", QuestionOracle(
         "count", count=len(opened), select={"type": "light", "state": "light_on"}))
     assert (count.status, count.count) == (ANSWERED, len(opened))
-    assert [s.op for s in count.steps] == ["select", "answer_count"]
+    assert [s.op for s in count.steps] == ["rephrase", "select", "answer_count"]
     when, _ = _ask(world, "Tell me the moment the fridge got opened", QuestionOracle(
         "time", record=3, anchor="fridge_1"))
     assert (when.status, when.time, when.cited_records()) == (ANSWERED, at(20), [3])
@@ -61,9 +61,9 @@ def test_a_count_comes_from_a_selection_and_a_time_from_a_record_read(world):
 
 def test_the_step_cap_ends_the_loop_with_a_decline_that_says_what_was_seen(world):
     answer, _ = _ask(world, "Tell me the number of lit lamps", QuestionOracle(
-        "count", count=1, select={"type": "light", "state": "light_on"}), caps=Caps(max_steps=1))
-    assert answer.status == DECLINED and "within 1 step" in answer.text and "select" in answer.text
-    assert len(answer.steps) == 1
+        "count", count=1, select={"type": "light", "state": "light_on"}), caps=Caps(max_steps=2))
+    assert answer.status == DECLINED and "within 2 step" in answer.text and "select" in answer.text
+    assert [s.op for s in answer.steps] == ["rephrase", "select"]
 
 
 def test_the_token_cap_ends_the_loop(world):
@@ -90,7 +90,8 @@ def test_unusable_replies_are_retried_then_declined(world):
         "entities", ("plate_1",), anchor="kitchen_table_1"), errors="malformed=1,context_per_1k=0",
         caps=Caps(max_steps=3))
     assert answer.status == DECLINED and len(answer.steps) == 3
-    assert all(s.saw.startswith("unusable step") for s in answer.steps) and llm.injected["malformed"] == 3
+    assert answer.steps[0].op == "rephrase" and "not JSON" in answer.steps[0].saw
+    assert all(s.saw.startswith("unusable step") for s in answer.steps[1:]) and llm.injected["malformed"] == 3
 
 
 def test_the_llm_may_decline(world):
@@ -136,4 +137,4 @@ def test_an_answer_that_only_repeats_the_thing_asked_about_is_refused(world):
     answer, _ = _ask(world, "Can you find the fridge for me?", QuestionOracle("entities", ("fridge_1",)),
                      caps=Caps(max_steps=2))
     assert answer.status == DECLINED
-    assert all("only repeats what the question names" in s.saw for s in answer.steps)
+    assert all("only repeats what the question names" in s.saw for s in answer.steps[1:])
