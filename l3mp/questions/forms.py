@@ -57,6 +57,9 @@ class Question:
     unknown: tuple[str, ...] = ()
     moment: Moment | None = None
     room_of: tuple[str, str] | None = None
+    said_states: frozenset[tuple[str, bool]] = frozenset()
+    """The states the question's words name by the lexicon (``open`` and ``opened``: is_open true), whatever the
+    thing."""
 
     def things(self) -> list[Mention]:
         """The mentions that do not only locate another one."""
@@ -102,7 +105,9 @@ def read(text: str, memory: Memory, grounder: Grounder, now: float) -> Question:
         mentions = tuple(replace(m, candidates=(room_of[1],)) if room_of[1] in m.candidates else m for m in mentions)
     words = tuple(tokens(body))
     unknown = tuple(w for w in unexplained(body, mentions) if w not in GENERIC_NOUNS)
-    return Question(text, form_of(plain), words, mentions, unknown, moment, room_of)
+    said = frozenset((predicate, sign) for predicate, signs in grounder.lexicon.states.items()
+                     for sign, listed in signs.items() if listed.intersection(words))
+    return Question(text, form_of(plain), words, mentions, unknown, moment, room_of, said)
 
 
 def state_words(question: Question, memory: Memory, grounder: Grounder, subjects: list[str]) -> list[tuple[str, bool]]:

@@ -202,12 +202,16 @@ class Loop:
 
 def _rephrased(question: Question, text: str, reread: Reread) -> tuple[str | None, Answer | None]:
     """The symbolic answer to the LLM's rephrasing of the question, or why it cannot be used: the rephrasing must
-    be one of the usual forms and name only things the question itself names."""
+    be one of the usual forms, keep the state words of the question and name only things the question names."""
     if not text.strip():
         return "the rephrased question is empty", None
     asked, answer = reread(text)
     if answer is None:
         return f"{text!r} is not one of the usual questions; use the operations", None
+    dropped = question.said_states - asked.said_states
+    if dropped:
+        said = ", ".join(sorted(f"{p} {'true' if sign else 'false'}" for p, sign in dropped))
+        return f"{text!r} leaves out what the question says: {said}", None
     named = {c for m in question.mentions for c in (*m.candidates, *m.alternatives, *m.broader)}
     extra = {c for m in asked.things() for c in m.candidates} - named
     if extra:

@@ -138,3 +138,9 @@ def test_an_answer_that_only_repeats_the_thing_asked_about_is_refused(world):
                      caps=Caps(max_steps=2))
     assert answer.status == DECLINED
     assert all("only repeats what the question names" in s.saw for s in answer.steps[1:])
+
+
+def test_a_rephrasing_that_drops_a_state_word_is_refused(world):
+    answer, _ = _ask(world, "The fridge has been open since what time?", QuestionOracle(
+        "time", record=3, anchor="fridge_1", rephrase="since when has the fridge been in the kitchen"))
+    assert "leaves out what the question says: is_open true" in answer.steps[0].saw
