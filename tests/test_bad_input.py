@@ -116,6 +116,7 @@ def test_a_graph_with_a_multi_line_label_is_rejected_by_the_verifier(capsys, tmp
     path.write_text(json.dumps(graph))
     code, err = run(capsys, tmp_path / "new", "init", "--graph", str(path))
     assert code == 1 and "control character" in err
+    assert not (tmp_path / "new").exists()  # a failed init leaves no (empty) store behind
 
 
 def test_a_pddl_problem_that_is_not_utf8_is_malformed(capsys, tmp_path) -> None:

@@ -246,6 +246,7 @@ class Store:
         self._meta: dict = {}
         self._broken: str | None = None
         self._damage: list[Damage] = []
+        self._created: list[Path] = []
 
     # ---- opening --------------------------------------------------------------------
     def open(self) -> Recovered:
@@ -268,6 +269,7 @@ class Store:
                 raise StoreError(f"no store at {self.path}: the directory does not exist")
             return
         if not self.path.is_dir():
+            self._created = [p for p in (self.path, *self.path.parents) if not p.exists()]
             self.path.mkdir(parents=True)
             self._sync_dir(self.path.parent)
         self._lock()
@@ -673,6 +675,12 @@ class Store:
         with open(segment.path, "rb") as f:
             return ChangeRecord.from_json(decode_line(segment.line(f, index), segment.path, seq))
 
+    def last_record(self) -> ChangeRecord | None:
+        """The readable record with the highest number (None: the journal has none)."""
+        self._check_open()
+        segment = next((s for s in reversed(self._segments) if s.seqs), None)
+        return None if segment is None else self.record(segment.seqs[-1])
+
     def seq_at(self, time: float) -> int:
         """The number of the last readable record with a time <= `time` (0 if there is none)."""
         self._check_open()
@@ -695,9 +703,12 @@ class Store:
 
     # ---- closing --------------------------------------------------------------------
     def close(self) -> None:
-        """Close the journal and release the lock (appended records are already durable)."""
+        """Close the journal and release the lock (appended records are already durable). A store this object
+        created that never received a record is removed again, so a failed creation leaves no directory."""
         with self._mutex:
+            created = self._created if self._open and self._last_seq == 0 else []
             self._release()
+            _remove_unused(created)
 
     def _release(self) -> None:
         if self._fd is not None:
@@ -711,6 +722,23 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _remove_unused(created: list[Path]) -> None:
+    """Remove the directories in `created` (a new store first, then the parents made for it) if they hold nothing
+    but what an empty store has."""
+    if not created:
+        return
+    store = created[0]
+    for name in ("LOCK", META, "journal-000000000001.log"):
+        path = store / name
+        if name != "journal-000000000001.log" or (path.exists() and path.stat().st_size == 0):
+            path.unlink(missing_ok=True)
+    for directory in created:
+        try:
+            directory.rmdir()
+        except OSError:
+            return
 
 
 def _parse_snapshot_header(line: bytes, seq: int) -> dict | None:

@@ -471,6 +471,7 @@ def test_unrepairable_damage_costs_only_its_records_and_their_numbers_are_never_
     assert [r.seq for r in store.records()] == [1, 2, 3, 4, 6, 7, 8, 9]
     with pytest.raises(KeyError, match="record 5 is damaged"):
         store.record(5)
+    assert store.last_record() == make_record(9)
     assert not list(tmp_path.glob("*.corrupt-*")) and not list(tmp_path.glob("*.torn-*"))
     store.append(records(10, 10))
     store.close()
@@ -484,6 +485,7 @@ def test_a_record_gap_without_bad_bytes_is_damage(store_dir: Path) -> None:
     path.write_bytes(path.read_bytes() + line_of(make_record(12)))
     store, recovered = opened(store_dir)
     assert recovered.last_seq == 12 and [d.lost for d in recovered.damage] == [range(11, 12)]
+    assert store.last_record() == make_record(12)
     with pytest.raises(StoreError, match="record number 12 given where 13"):
         store.append(records(12, 12))
     store.append(records(13, 13))
@@ -699,3 +701,32 @@ def test_default_store_path_prefers_given_then_env_then_xdg(monkeypatch, tmp_pat
     assert default_store_path("") == tmp_path / "env"
     monkeypatch.delenv("L3MP_STORE")
     assert default_store_path(None) == tmp_path / "xdg" / "l3mp" / "world"
+
+
+def test_the_last_readable_record_skips_damaged_numbers(store_dir: Path) -> None:
+    path = segment(store_dir)
+    path.write_bytes(path.read_bytes() + b"\x00" * 100 + b"\n")  # damage after record 10 reserves numbers
+    store, recovered = opened(store_dir)
+    assert recovered.last_seq > 10 and store.last_record() == make_record(10)
+    store.close()
+    with Store(store_dir / "empty", fsync=False) as empty:
+        empty.open()
+        assert empty.last_record() is None
+
+
+def test_a_store_created_without_a_record_leaves_no_directory(tmp_path: Path) -> None:
+    store = Store(tmp_path / "new" / "world", fsync=False)
+    store.open()
+    store.set_meta({"domain": "household"})
+    store.close()
+    assert not (tmp_path / "new").exists()
+    store.open()
+    store.append(records(1, 1))
+    store.close()
+    assert sorted(p.name for p in (tmp_path / "new" / "world").iterdir()) == ["LOCK", "journal-000000000001.log"]
+
+
+def test_an_existing_empty_directory_is_left_alone(tmp_path: Path) -> None:
+    with Store(tmp_path, fsync=False) as store:
+        store.open()
+    assert tmp_path.is_dir()
