@@ -21,7 +21,7 @@ from l3mp.thor.errors import ThorError
 from l3mp.thor.executor import Controller, ThorExecutor
 from l3mp.thor.offline import offline_controller
 from l3mp.thor.perception import ThorPerception
-from l3mp.thor.poses import PoseFinder
+from l3mp.thor.poses import reachable_pose_finder
 from l3mp.thor.scenes import openable_poses, scene_kind
 from l3mp.world.delta import Delta, EntitySpec
 from l3mp.world.graph import WorldGraph
@@ -39,9 +39,7 @@ class ThorLink:
         self.controller = controller
         self.world = WorldModel(domain)
         self.perception = ThorPerception(domain, scene=scene)
-        reachable = controller.step({"action": "GetReachablePositions"}).metadata["actionReturn"] or []
-        agent_y = controller.last_event.metadata["agent"]["position"]["y"]
-        self.poses = PoseFinder(((p["x"], p["z"]) for p in reachable), known_poses, agent_y=agent_y)
+        self.poses = reachable_pose_finder(controller, known_poses)
         self._listeners: list[Callable[[Observation], None]] = []
         self.executor = ThorExecutor(controller, self.world, self.perception, self.poses,
                                      on_perceived=self._publish)

@@ -62,3 +62,11 @@ class PoseFinder:
         rotation = (round(heading / 90.0) * 90) % 360
         low = obj["position"]["y"] < self._agent_y - LOOK_DOWN_BELOW_M
         return Pose(x, z, float(rotation), LOOK_DOWN_DEG if low else 0.0)
+
+
+def reachable_pose_finder(controller: Any, known: Mapping[str, tuple] | None = None) -> PoseFinder:
+    """The poses of a controller's scene: its ``GetReachablePositions`` and the agent's height, with `known`
+    (alfworld's) poses first."""
+    reachable = controller.step({"action": "GetReachablePositions"}).metadata["actionReturn"] or []
+    agent_y = controller.last_event.metadata["agent"]["position"]["y"]
+    return PoseFinder(((p["x"], p["z"]) for p in reachable), known, agent_y=agent_y)

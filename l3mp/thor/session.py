@@ -8,6 +8,7 @@ planner over the whole belief (`TaskPlanner` with full retrieval) and run throug
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +21,7 @@ from l3mp.planning.validate import validate_plan
 from l3mp.retrieval.full import FullRetriever
 from l3mp.thor.executor import Controller, ThorExecutor
 from l3mp.thor.perception import ThorPerception
-from l3mp.thor.poses import PoseFinder
+from l3mp.thor.poses import reachable_pose_finder
 from l3mp.world.model import WorldModel
 
 DOMAIN = "thor"
@@ -52,14 +53,12 @@ class ThorSession:
     """A scene, its belief (an in-memory or stored `WorldModel` of the thor domain) and the agent acting in it."""
 
     def __init__(self, controller: Controller, *, scene: str, world: WorldModel | None = None,
-                 known_poses: dict[str, tuple] | None = None, llm: LLM | None = None, planner: str = "lapkt",
+                 known_poses: Mapping[str, tuple] | None = None, llm: LLM | None = None, planner: str = "lapkt",
                  timeout_s: float = 60.0) -> None:
         self.world = world if world is not None else WorldModel(Domain.from_file(domain_path(DOMAIN)))
         self.controller = controller
         self.perception = ThorPerception(self.world.domain, scene=scene)
-        reachable = controller.step({"action": "GetReachablePositions"}).metadata["actionReturn"] or []
-        agent_y = controller.last_event.metadata["agent"]["position"]["y"]
-        self.poses = PoseFinder(((p["x"], p["z"]) for p in reachable), known_poses, agent_y=agent_y)
+        self.poses = reachable_pose_finder(controller, known_poses)
         self.executor = ThorExecutor(controller, self.world, self.perception, self.poses)
         self.planner = TaskPlanner(self.world, llm, FullRetriever(), planner=planner, timeout_s=timeout_s,
                                    max_expansions=0)
