@@ -29,6 +29,8 @@ def add_thor_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentPa
     p.add_argument("--timeout", type=float, default=60, metavar="S", help="planner seconds per plan (default 60)")
     p.add_argument("--max-replans", type=int, default=MAX_REPLANS, metavar="N",
                    help=f"re-plans after failures and surprises (default {MAX_REPLANS})")
+    p.add_argument("--record", action="store_true", help="keep the belief in the store (--store DIR, domain thor): "
+                   "every perception batch and plan step becomes a change record that l3mp history and facts show")
     p.add_argument("--json", action="store_true", help="print the whole run as JSON")
     add_llm_options(p)
 
@@ -38,6 +40,7 @@ def cmd_thor(ctx: Context) -> int:
     from l3mp.thor.controller import real_controller
     from l3mp.thor.offline import offline_controller
     from l3mp.thor.scenes import openable_poses, scene_kind
+    from l3mp.thor.session import DOMAIN as THOR_DOMAIN
     from l3mp.thor.session import ThorSession
 
     args = ctx.args
@@ -46,15 +49,20 @@ def cmd_thor(ctx: Context) -> int:
     scene_kind(args.scene)
     controller = offline_controller(args.scene) if args.offline else real_controller(
         args.scene, local_executable_path=args.executable)
+    if getattr(args, "domain", None) is None:
+        args.domain = THOR_DOMAIN
+    world = ctx.open() if args.record else None
     llm = None if args.goal is not None else _make_llm(args)
     try:
-        session = ThorSession(controller, scene=args.scene, known_poses=openable_poses(args.scene), llm=llm,
-                              planner=args.planner, timeout_s=args.timeout)
+        session = ThorSession(controller, scene=args.scene, world=world, known_poses=openable_poses(args.scene),
+                              llm=llm, planner=args.planner, timeout_s=args.timeout)
         start = session.start()
         run = session.run(args.task, goal=args.goal, max_replans=args.max_replans)
     finally:
         if llm is not None:
             llm.close()
+        if world is not None:
+            world.close()
     if args.json:
         print(json.dumps({"scene": args.scene, "start": start, **run.to_json()}, indent=2))
     else:
