@@ -51,6 +51,9 @@ def cmd_thor(ctx: Context) -> int:
         args.scene, local_executable_path=args.executable)
     if getattr(args, "domain", None) is None:
         args.domain = THOR_DOMAIN
+    if ctx.domain.name != THOR_DOMAIN:
+        raise UsageError(f"l3mp thor needs the thor domain, not {ctx.domain.name} (drop --domain or use "
+                         f"--domain {THOR_DOMAIN})")
     world = ctx.open() if args.record else None
     llm = None if args.goal is not None else _make_llm(args)
     try:

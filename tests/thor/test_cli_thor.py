@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from l3mp.cli_context import Context
+from l3mp.cli_context import Context, UsageError
 from l3mp.cli_thor import add_thor_parser, cmd_thor
 from l3mp.domain.triplets import Fact
 from l3mp.thor.errors import ThorError
@@ -66,3 +66,10 @@ def test_record_keeps_the_belief_in_the_store_with_its_provenance(tmp_path, caps
     assert survey.ref == "FloorPlan201:1"
     assert Fact("in", ("remote_control_1", "side_table_2")) in survey.delta.add
     assert Fact("in", ("remote_control_1", "sofa_1")) in survey.delta.remove
+
+
+def test_another_domain_is_a_usage_error():
+    args = parse("--scene", "FloorPlan1", "--task", "x", "--offline", "--goal", "(and)")
+    args.domain = "household"
+    with pytest.raises(UsageError, match="needs the thor domain"):
+        cmd_thor(Context(args))
