@@ -23,15 +23,11 @@ from l3mp.world.graph import WorldGraph
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
                 "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
 """How the numbers of labels are said ("bedroom 2" is "bedroom two")."""
-DETERMINERS = ("the", "my", "your", "his", "her", "their", "our")
-"""Words that may come before a thing; a room takes only "the", a person none. No "a": against espeak-ng speech
-it often took the place of a weakly said "the" in trial runs."""
+DETERMINERS = ("the", "my", "his", "her")
+"""Words that may come before a thing; a room takes only "the", a person none. No "a", "our", "your" or "their":
+in trial runs on espeak-ng speech they often took the place of a weakly said "the"."""
 GRAMMAR_NAME = "l3mp"
-FILLER_WEIGHT = 1e-8
-"""JSGF weight of a run of filler words against 1 for a request: a trade between hearing out-of-grammar speech as
-filler and hearing real requests as filler. In trial runs on espeak-ng speech (48 requests, 24 other sentences,
-3 voices) 1e-8 gave 39/48 exact transcripts and 4/24 other sentences taken for a request, against 40/48 and 6/24
-without filler words; with short filler words too, 36/48 and 2/24 (`l3mp bench speech` measures the choice)."""
+
 
 
 @dataclass(frozen=True)
@@ -143,16 +139,8 @@ class GrammarBuilder:
     # ---- JSGF -------------------------------------------------------------------------------------
     def _jsgf(self, vocabulary: Vocabulary, usable: list[Phrasing]) -> str:
         kinds = [k for k in KINDS if any(p.kind == k for p in usable)]
-        requests = " | ".join(f"<{k}>" for k in kinds) or "<VOID>"
-        taken = {w for p in usable for w in p.tokens} | {w for s in vocabulary.slots.values() for p in s
-                                                          for w in p.split()}
-        filler = [w for w in self._phrasings.filler_words if w not in taken and self._knows(w)]
-        lines = ["#JSGF V1.0;", f"grammar {GRAMMAR_NAME};"]
-        if filler:
-            lines += [f"public <utterance> = /1/ <request> | /{FILLER_WEIGHT}/ <filler>;", f"<request> = {requests};",
-                      f"<filler> = ( {' | '.join(filler)} )+;"]
-        else:
-            lines.append(f"public <utterance> = {requests};")
+        lines = ["#JSGF V1.0;", f"grammar {GRAMMAR_NAME};",
+                 f"public <utterance> = {' | '.join(f'<{k}>' for k in kinds) or '<VOID>'};"]
         for kind in kinds:
             body = " | ".join(f"( {_jsgf_of(p)} )" for p in usable if p.kind == kind)
             if kind == TASK and self._phrasings.task_prefix:

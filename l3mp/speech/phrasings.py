@@ -68,8 +68,6 @@ class Phrasings:
     phrasings: tuple[Phrasing, ...]
     task_prefix: tuple[str, ...] = ()
     qualified_by_room: tuple[str, ...] = ()
-    filler_words: tuple[str, ...] = ()
-    """Everyday words no request uses: speech the phrasings cannot hold is heard as a run of them."""
 
     @property
     def slot_types(self) -> frozenset[str]:
@@ -128,15 +126,10 @@ def parse(data: dict, domain: Domain, where: str = "speech phrasings") -> Phrasi
     qualified = tuple(str(t) for t in data.get("qualified_by_room") or ())
     problems += [f"qualified_by_room: {t!r} is not a type of domain {domain.name}" for t in qualified
                  if not domain.has_type(t)]
-    filler = data.get("filler_words") or []
-    if not isinstance(filler, list) or not all(isinstance(w, str) for w in filler):
-        problems.append("filler_words must be a list of words (quote yes, no, on, off: YAML reads them as true or "
-                        "false)")
-        filler = []
     if problems:
         raise DomainError(f"{where}: " + "; ".join(problems))
     prefix = tuple(" ".join(_TOKEN.findall(str(p).lower())) for p in data.get("task_prefix") or ())
-    return Phrasings(tuple(out), prefix, qualified, tuple(dict.fromkeys(w.lower() for w in filler)))
+    return Phrasings(tuple(out), prefix, qualified)
 
 
 def _texts(value: object, what: str, problems: list[str]) -> list[str]:

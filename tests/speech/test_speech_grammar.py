@@ -39,14 +39,13 @@ def test_the_shipped_phrasings_cover_every_action_of_the_domain():
 def test_phrasings_that_do_not_fit_the_domain_are_refused_with_every_problem_named():
     data = {"task": {"fly": ["fly to {room}"], "open_container": ["open {light}", "open the (door"],
                      "move": ["go to {garden}"]},
-            "steps": [], "update": ["{item} is $weird"], "qualified_by_room": ["castle"],
-            "filler_words": ["maybe", True]}
+            "steps": [], "update": ["{item} is $weird"], "qualified_by_room": ["castle"]}
     with pytest.raises(DomainError) as caught:
         parse(data, household())
     message = str(caught.value)
     for problem in ("'fly', which is not an action", "'open {light}' (action open_container) names no {container}",
                     "unbalanced brackets", "garden is not a type", "only words", "castle",
-                    "have no phrasings: add them under 'task' or list them under 'steps'", "quote yes, no"):
+                    "have no phrasings: add them under 'task' or list them under 'steps'"):
         assert problem in message
 
 
@@ -75,7 +74,7 @@ def test_the_grammar_routes_each_phrasing_to_its_kind_and_writes_numbers_back():
     graph.add_entity("kitchen_2", "room", label="kitchen 2")
     grammar = builder().build(graph)
     assert grammar.jsgf.startswith("#JSGF V1.0;") and "public <utterance> = <task> | <update> | <question>;" in \
-        grammar.jsgf  # no filler: the test dictionary knows none of the filler words
+        grammar.jsgf
     cases = {
         "please turn off the lamp in the living room": (TASK, "turn_off_light"),
         "could you put the apple on the table": (TASK, "place_on_surface"),
@@ -110,12 +109,3 @@ def test_the_signature_changes_exactly_when_the_vocabulary_does():
     graph.add_entity("teapot1", "dish", label="blue teapot")
     assert builder().vocabulary(graph).signature != first
 
-
-def test_filler_words_the_grammar_does_not_use_let_other_speech_be_heard_as_filler():
-    grammar = GrammarBuilder(household(), lambda word: word != "okay").build(house_graph())
-    [filler] = [line for line in grammar.jsgf.splitlines() if line.startswith("<filler> = ")]
-    words = set(filler.removeprefix("<filler> = ( ").removesuffix(" )+;").split(" | "))
-    assert {"hello", "water", "money"} <= words
-    assert not words & {"book", "drink", "okay"}  # a thing's name, a phrasing's word, an unknown word
-    assert "public <utterance> = /1/ <request> | /1e-08/ <filler>;" in grammar.jsgf
-    assert grammar.matches(words_of("hello money")) == []
