@@ -14,13 +14,16 @@ from l3mp.llm.types import LLM, TokenLedger
 from l3mp.planning.goal import GoalAttempt, GoalGenerator, parse_goal
 from l3mp.planning.planner import PlanOutcome, plan
 from l3mp.planning.problem import build_problem
+from l3mp.planning.request import ASKED, SATISFIED, read_request
 from l3mp.planning.validate import Validation, validate_plan
 from l3mp.retrieval.base import Retrieved, Retriever
 from l3mp.retrieval.context import context_entities
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import WorldModel
 
-STATUSES = ("solved", "unsolvable", "timeout", "memout", "invalid_goal", "error")
+STATUSES = ("solved", "unsolvable", "timeout", "memout", "invalid_goal", "error", "asked", "satisfied")
+"""`asked`: the request fits several things, and `question` asks which (nothing planned); `satisfied`: the goal
+holds already (nothing to do)."""
 _NAME = re.compile(r"[^\s()]+")
 
 
@@ -45,6 +48,16 @@ class PlanResult:
     goal_attempts: tuple[GoalAttempt, ...] = ()
     reason: str = ""
     engine: str = ""
+    question: str | None = None
+    goal_source: str = ""
+    """Where the goal came from: ``given``, ``read`` (the request read without the LLM) or ``llm``."""
+
+    @property
+    def outcome(self) -> str:
+        """``planned`` (a valid plan), ``asked``, ``satisfied``, ``no_plan`` (a goal, no valid plan) or ``no_goal``."""
+        if self.status in ("asked", "satisfied"):
+            return self.status
+        return "planned" if self.ok else ("no_plan" if self.goal else "no_goal")
 
     @property
     def ok(self) -> bool:
@@ -56,7 +69,10 @@ class PlanResult:
         return {
             "task": self.task,
             "status": self.status,
+            "outcome": self.outcome,
             "ok": self.ok,
+            "question": self.question,
+            "goal_source": self.goal_source,
             "reason": self.reason,
             "goal": self.goal,
             "problem_pddl": self.problem_pddl,
@@ -91,6 +107,7 @@ class TaskPlanner:
         max_expansions: int = 2,
         goal_attempts: int = 3,
         planner_options: dict | None = None,
+        read_requests: bool = True,
     ) -> None:
         if max_expansions < 0:
             raise ValueError("max_expansions must be >= 0")
@@ -102,18 +119,35 @@ class TaskPlanner:
         self.max_expansions = max_expansions
         self.goal_attempts = goal_attempts
         self.planner_options = dict(planner_options or {})
+        self.read_requests = read_requests
+        """Read plain requests without the LLM (`l3mp.planning.request`); off: every goal is the LLM's."""
 
-    def plan(self, task: str, *, goal: str | None = None) -> PlanResult:
-        """Plan `task`; with `goal` (PDDL) given, no LLM is asked for the goal. Never raises for task failures."""
+    def plan(self, task: str, *, goal: str | None = None, speaker: str | None = None) -> PlanResult:
+        """Plan `task` (said by `speaker`, who "me" is); with `goal` (PDDL) given, no LLM is asked for the goal.
+        A plain request is read without the LLM (`l3mp.planning.request`): it may end asked or satisfied before any
+        plan. Never raises for task failures."""
         result = PlanResult(task, "error")
         graph = self.world.graph
         started = time.perf_counter()
+        if goal is None and self.read_requests:
+            read = read_request(task, graph, self.world.domain, self.world.verifier.rules, speaker=speaker)
+            if read is not None and read.outcome == ASKED:
+                result.status, result.question, result.goal_source = "asked", read.question, "read"
+                result.reason = f"the request fits more than one thing in memory: {read.question}"
+                return result
+            if read is not None and read.outcome == SATISFIED:
+                result.status, result.goal, result.goal_source = "satisfied", read.goal, "read"
+                result.reason = "nothing to do: the goal holds already"
+                return result
+            if read is not None:
+                goal, result.goal_source = read.goal, "read"
         try:
             retrieved = self.retriever.retrieve(task, graph, ledger=result.ledger)
         except LLMError as exc:
             result.reason = f"retrieval failed: {exc}"
             return result
         result.retrieval_seconds = time.perf_counter() - started
+        result.goal_source = result.goal_source or ("given" if goal is not None else "llm")
         result.goal, result.reason = self._goal(task, goal, graph, retrieved, result)
         if result.goal is None:
             result.status = "invalid_goal"

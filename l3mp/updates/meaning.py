@@ -91,12 +91,14 @@ def allowed_entities(mentions: Sequence[Mention], graph: WorldGraph, text: str) 
 
 
 def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
-            rules: RuleSet, settled: frozenset[str] = frozenset()) -> tuple[list[Stated], str | None]:
+            rules: RuleSet, settled: frozenset[str] = frozenset(), *, near: bool = True,
+            ) -> tuple[list[Stated], str | None]:
     """Settle each ambiguous mention the answer uses: the candidate for which the most of the literals that name it
     are real changes (the state tells alike things apart: only the lamp that is on can be switched off); among
     several, the one where the rest of the event happens (the kitchen sink of the kitchen the mug is in).
 
-    Arguments in `settled` were told apart already (by the text's reading) and stay.
+    Arguments in `settled` were told apart already (by the text's reading) and stay. Without `near`, alike things
+    the state cannot tell apart are asked about (a request: "put the soup can on the counter" with two soup cans).
 
     Returns the literals with those arguments settled and, when the state cannot tell alike entities apart,
     the question to ask instead (the literals are then not to be applied)."""
@@ -113,7 +115,7 @@ def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph
         if best <= 0:
             continue
         viable = sorted(c for c, s in scores.items() if s == best)
-        if len(viable) > 1:
+        if len(viable) > 1 and near:
             viable = _near_the_rest(viable, out, mention, pending, graph, rules) or viable
         if len(viable) > 1:
             return stated, which(mention, viable, graph)

@@ -31,6 +31,9 @@ _NEGATIONS = frozenset({"not", "t", "never", "no", "nobody", "nothing", "without
                         "maybe", "probably", "might", "should", "will", "would", "wants", "want", "going"})
 """Words after which a plain reading may be wrong: negation, doubt, plans ("is going to put ...")."""
 _NEW = frozenset({"new", "another", "bought", "got"})
+_REQUEST_BLOCKERS = frozenset({"not", "t", "never", "no", "nobody", "nothing", "without", "instead", "leave", "keep",
+                               "except", "unless", "if", "new", "another", "don", "dont"})
+"""Words after which a plain reading of a request may be wrong: negation, exceptions, "leave X as it is"."""
 _THING_PRONOUNS = frozenset({"it", "them"})
 _PERSON_PRONOUNS = frozenset({"he", "she", "they"})
 _TO = frozenset({"in", "into", "on", "onto", "to", "inside"})
@@ -59,19 +62,27 @@ class _Thing:
 
 
 def read(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain, rules: RuleSet,
-         lexicon: Lexicon) -> Reading | None:
+         lexicon: Lexicon, *, request: bool = False, speaker: str | None = None) -> Reading | None:
     """What `text` states, read without the LLM (empty: it reports nothing new, "the wine bottle is on the
-    counter" when one is); None when the text is not plain enough (see the module docstring)."""
+    counter" when one is); None when the text is not plain enough (see the module docstring).
+
+    With `request`, the text asks the robot for something ("turn off all the lights in the kitchen", "bring me the
+    banana"): the literals are what must hold once it is done, "me" is `speaker`, and "all the X" names each."""
     words = tokens(text)
-    if not words or (_NEGATIONS | _NEW) & set(words) or unexplained(text, mentions):
+    blockers = _REQUEST_BLOCKERS if request else _NEGATIONS | _NEW
+    if not words or blockers & set(words) or unexplained(text, mentions):
         return None
-    reader = _Reader(words, mentions, graph, domain, rules, lexicon)
+    if request and any(w.endswith("ing") and i > 0 and words[i - 1] in _BE for i, w in enumerate(words)):
+        return None  # "somebody's phone is ringing, get it": says what is so, to ask for something else
+    reader = _Reader(words, mentions, graph, domain, rules, lexicon, request, speaker)
     return reader.read()
 
 
 class _Reader:
     def __init__(self, words: list[str], mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
-                 rules: RuleSet, lexicon: Lexicon) -> None:
+                 rules: RuleSet, lexicon: Lexicon, request: bool = False, speaker: str | None = None) -> None:
+        self.request = request
+        self.speaker = speaker if speaker and graph.has_entity(speaker) else None
         self.words = words
         self.graph = graph
         self.domain = domain
@@ -80,8 +91,8 @@ class _Reader:
         self.mentions = list(mentions)
         self.things = [_Thing(m.start, m.end, m, self._kind(m)) for m in mentions
                        if m.qualifies is None and m.candidates]
-        self.plural = any(m.plural for m in mentions)
-        self.verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes
+        self.plural = any(m.plural for m in mentions) and not request
+        self.verbs = lexicon.moves | lexicon.takes | lexicon.gives | (frozenset() if request else lexicon.goes)
         self.used: set[int] = set()
         """Starts of the things used by a literal (as what changed or who did it)."""
         self.stated: list[Stated] = []
@@ -132,6 +143,11 @@ class _Reader:
         out = [t for t in self.things if start <= t.start < end]
         for i in range(start, end):
             word = self.words[i]
+            if word == "me" and self.request:
+                if self.speaker is None:
+                    return None  # "bring me ...": who is asking is not known
+                out.append(_Thing(i, i + 1, Mention(i, i + 1, "me", (self.speaker,)), "person"))
+                continue
             if word in _THING_PRONOUNS | _PERSON_PRONOUNS:
                 kinds = ("person",) if word in _PERSON_PRONOUNS else ("item",)
                 earlier = [t for t in self.things if t.start < i and t.kind in kinds]
@@ -172,7 +188,10 @@ class _Reader:
             if fitting and said & words_used:
                 return None  # one word for two things' states ("switched off the lamp next to the TV")
             for thing in fitting.values():
-                found.append(Stated(Fact(predicate, (thing.mention.candidates[0],)), truth.pop()))
+                sign = truth.pop()
+                names = thing.mention.candidates if thing.mention.plural else thing.mention.candidates[:1]
+                found += [Stated(Fact(predicate, (n,)), sign) for n in names if self.domain.is_subtype(
+                    self.graph.entity_type(n) or "", declared.types[0])]
                 self.used.add(thing.mention.start)
                 words_used |= said
         every_sign = frozenset().union(*(w for signs in self.lexicon.states.values() for w in signs.values()))
@@ -195,11 +214,27 @@ class _Reader:
             return person is not None and thing is not None and self._place(thing, person, giver=subject)
         thing = next((t for t in after if t.kind in ("item", "person") and t is not subject
                       and not is_source(self.words, t.start)), None)
+        if self.request:
+            return self._asked(after, has_state)
         if word in self.lexicon.takes:
             return subject is not None and thing is not None and thing.kind == "item" and self._place(thing, subject)
         where = self._destination(after, thing)
         if thing is None or where is None:
             return has_state  # "left the tap running": the state is what it says
+        return self._place(thing, where)
+
+    def _asked(self, after: list[_Thing], has_state: bool) -> bool:
+        """A request's verb of moving, taking or giving: "bring me the X" / "give Jessica the X" (the person has
+        it), "put the X on the Y" / "take the X to the Y" (it is there); "take the X" alone is a step towards a
+        later clause ("... and put it back on the shelf")."""
+        items = [t for t in after if t.kind == "item" and not is_source(self.words, t.start)]
+        if not items or any(t.mention.plural for t in items):
+            return has_state
+        thing = items[0]
+        person = next((t for t in after if t.kind == "person" and t.start < thing.start), None)
+        where = person or self._destination(after, thing)
+        if where is None:
+            return True  # a step; the thing must still be placed by another clause (checked at the end)
         return self._place(thing, where)
 
     def _destination(self, after: list[_Thing], thing: _Thing | None) -> _Thing | None:
@@ -253,8 +288,7 @@ class _Reader:
         """The place meant by words that fit several places ("the sink"): the one sharing a room with the thing,
         when the text says nothing more and exactly one does."""
         mention = where.mention
-        index = self.mentions.index(mention)
-        if len(mention.broader) < 2 or any(m.qualifies == index for m in self.mentions):
+        if len(mention.broader) < 2 or any(m.qualifies == self.mentions.index(mention) for m in self.mentions):
             return mention.candidates[0]
         rooms = places_of(self.graph, self.rules, thing)
         near = [n for n in mention.broader if places_of(self.graph, self.rules, n) & rooms]

@@ -83,8 +83,10 @@ def test_an_invalid_given_goal_is_reported_without_planning(world):
 
 
 def test_without_a_goal_and_without_an_llm_the_goal_is_invalid(world):
-    result = TaskPlanner(world, None, FullRetriever()).plan("turn off the lights")
-    assert result.status == "invalid_goal" and "no LLM" in result.reason
+    result = TaskPlanner(world, None, FullRetriever()).plan("make it cosy in here")  # nothing a plain reading has
+    assert result.status == "invalid_goal" and "no LLM" in result.reason and result.outcome == "no_goal"
+    unread = TaskPlanner(world, None, FullRetriever(), read_requests=False).plan("turn off the lights")
+    assert unread.status == "invalid_goal" and unread.goal_source == "llm"
 
 
 SLEEPERS = """(define (domain sleepers)
