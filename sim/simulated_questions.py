@@ -10,7 +10,7 @@ and can only name what the schema's enums allow. Errors, drawn per step with the
 whole prompt):
 
 - ``wrong_entity``: one named entity becomes another entity of the schema;
-- ``missed_fact``: one named entity is left out (a count one too low);
+- ``missed_fact``: one named entity is left out (a count one too low), or a rephrasing is not given;
 - ``wrong_predicate``: yes becomes no, a count is one too high;
 - ``malformed``: the reply is cut off mid-JSON.
 """
@@ -75,7 +75,8 @@ class SimulatedQuestionLLM(SimulatedLLM):
         tokens = count_message_tokens(messages)
         rng = random.Random(f"{self.seed}/{json.dumps(list(messages), sort_keys=True)}")
         if schema_name == QUESTION_REPHRASE:
-            text = json.dumps({"question": self._question.rephrase})
+            missed = self._question.rephrase and self._happens(rng, "missed_fact", tokens)
+            text = json.dumps({"question": "" if missed else self._question.rephrase})
         else:
             text = json.dumps({"action": self._step(self._question, user, _names(schema), rng, tokens)})
         if self._happens(rng, "malformed", tokens):
