@@ -14,16 +14,20 @@ from l3mp.llm.types import LLM, TokenLedger
 from l3mp.planning.goal import GoalAttempt, GoalGenerator, parse_goal
 from l3mp.planning.planner import PlanOutcome, plan
 from l3mp.planning.problem import build_problem
-from l3mp.planning.request import ASKED, SATISFIED, read_request
+from l3mp.planning.request import ASKED, IMPOSSIBLE, SATISFIED, read_request
 from l3mp.planning.validate import Validation, validate_plan
 from l3mp.retrieval.base import Retrieved, Retriever
 from l3mp.retrieval.context import context_entities
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import WorldModel
 
-STATUSES = ("solved", "unsolvable", "timeout", "memout", "invalid_goal", "error", "asked", "satisfied")
+STATUSES = ("solved", "unsolvable", "timeout", "memout", "invalid_goal", "error", "asked", "satisfied",
+            "impossible")
 """`asked`: the request fits several things, and `question` asks which (nothing planned); `satisfied`: the goal
-holds already (nothing to do)."""
+holds already (nothing to do); `impossible`: this home cannot do it (no such thing or person, a state the thing's
+type cannot have; `reason` says which), nothing planned."""
+ANSWERED = ("asked", "satisfied", "impossible")
+"""Statuses that are the answer themselves: no plan is made."""
 _NAME = re.compile(r"[^\s()]+")
 
 
@@ -54,8 +58,9 @@ class PlanResult:
 
     @property
     def outcome(self) -> str:
-        """``planned`` (a valid plan), ``asked``, ``satisfied``, ``no_plan`` (a goal, no valid plan) or ``no_goal``."""
-        if self.status in ("asked", "satisfied"):
+        """``planned`` (a valid plan), ``asked``, ``satisfied``, ``impossible``, ``no_plan`` (a goal, no valid plan)
+        or ``no_goal``."""
+        if self.status in ANSWERED:
             return self.status
         return "planned" if self.ok else ("no_plan" if self.goal else "no_goal")
 
@@ -124,8 +129,8 @@ class TaskPlanner:
 
     def plan(self, task: str, *, goal: str | None = None, speaker: str | None = None) -> PlanResult:
         """Plan `task` (said by `speaker`, who "me" is); with `goal` (PDDL) given, no LLM is asked for the goal.
-        A plain request is read without the LLM (`l3mp.planning.request`): it may end asked or satisfied before any
-        plan. Never raises for task failures."""
+        A plain request is read without the LLM (`l3mp.planning.request`): it may end asked, satisfied or impossible
+        before any plan. Never raises for task failures."""
         result = PlanResult(task, "error")
         graph = self.world.graph
         started = time.perf_counter()
@@ -134,6 +139,10 @@ class TaskPlanner:
             if read is not None and read.outcome == ASKED:
                 result.status, result.question, result.goal_source = "asked", read.question, "read"
                 result.reason = f"the request fits more than one thing in memory: {read.question}"
+                return result
+            if read is not None and read.outcome == IMPOSSIBLE:
+                result.status, result.goal_source = "impossible", "read"
+                result.reason = f"this cannot be done here: {read.reason}"
                 return result
             if read is not None and read.outcome == SATISFIED:
                 result.status, result.goal, result.goal_source = "satisfied", read.goal, "read"

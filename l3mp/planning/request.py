@@ -1,5 +1,5 @@
 """Goals read from plain requests without the LLM, and what a request comes to before any plan: a goal, a question
-back ("which phone?"), or nothing to do.
+back ("which phone?"), nothing to do, or that this home cannot do it (`l3mp.planning.impossible`).
 
 The request's mentions are grounded over the whole graph, the plain reading of `l3mp.updates.reading` (request
 mode: "me" is the speaker, "all the lights in the kitchen" names each) gives the literals that must hold, and
@@ -10,32 +10,41 @@ reading does not explain goes to the LLM (`l3mp.planning.goal`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
-from l3mp.retrieval.grounding import Grounder
+from l3mp.planning.impossible import why_impossible
+from l3mp.retrieval.grounding import Grounder, Mention
 from l3mp.updates import meaning
 from l3mp.updates.reading import read
 from l3mp.world.graph import WorldGraph
 
-GOAL, ASKED, SATISFIED = "goal", "asked", "satisfied"
+GOAL, ASKED, SATISFIED, IMPOSSIBLE = "goal", "asked", "satisfied", "impossible"
 
 
 @dataclass(frozen=True)
 class RequestReading:
-    """A plain request's goal (PDDL), and whether it is to be planned, asked about or already holds."""
+    """A plain request's goal (PDDL), and whether it is to be planned, asked about, already holds or cannot be
+    done here (`reason` says why, for people)."""
 
     outcome: str
     goal: str | None = None
     question: str | None = None
+    reason: str = ""
 
 
 def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *, speaker: str | None = None,
-                 grounder: Grounder | None = None) -> RequestReading | None:
-    """The request read without the LLM, or None when it is not plain enough (see the module docstring)."""
+                 grounder: Grounder | None = None, mentions: Sequence[Mention] | None = None,
+                 ) -> RequestReading | None:
+    """The request read without the LLM, or None when it is not plain enough (see the module docstring).
+    `mentions`: the task's mentions grounded over the whole graph, if the caller has them."""
     grounder = grounder or Grounder(domain, rules)
-    mentions = grounder.ground(task, graph)
+    mentions = grounder.ground(task, graph) if mentions is None else mentions
+    why = why_impossible(task, mentions, graph, domain, rules, grounder.lexicon)
+    if why:
+        return RequestReading(IMPOSSIBLE, reason=why)
     reading = read(task, mentions, graph, domain, rules, grounder.lexicon, request=True, speaker=speaker)
     if reading is None or not reading.stated:
         return None

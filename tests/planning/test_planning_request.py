@@ -10,7 +10,7 @@ from l3mp_sim.house import house_graph
 
 from l3mp.planning.goal import same_goal
 from l3mp.planning.pipeline import TaskPlanner
-from l3mp.planning.request import ASKED, GOAL, SATISFIED, read_request
+from l3mp.planning.request import ASKED, GOAL, IMPOSSIBLE, SATISFIED, read_request
 from l3mp.retrieval import FullRetriever
 from l3mp.world.delta import state_delta
 from l3mp.world.model import WorldModel
@@ -67,7 +67,7 @@ def test_a_request_that_holds_already_is_satisfied():
     ("Bring me the water bottle.", None),  # who "me" is is not known
     ("Turn off the vanity light but leave the bedside lamp on.", None),  # a negation: the model reads it
     ("The blue phone is ringing, answer it.", None),  # says what is so, to ask for something else
-    ("Bake a cake.", None),  # nothing in memory
+    ("It is far too dark in bedroom 2.", None),  # says what is so: the model reads what is asked
 ])
 def test_what_the_reading_cannot_be_sure_of_goes_to_the_model(text, speaker):
     assert reading(text, speaker) is None
@@ -82,3 +82,38 @@ def test_the_planner_plans_a_plain_request_without_an_llm_and_asks_or_stops_with
     assert asked.outcome == "asked" and asked.plan == [] and "blue phone" in asked.question
     done = planner.plan("Make sure the dishwasher in kitchen 2 is closed.")
     assert done.outcome == "satisfied" and done.plan == [] and done.to_json()["outcome"] == "satisfied"
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("Please make a sandwich for Jessica.", "there is no sandwich in memory"),  # a noun the memory has none of
+    ("Fry the tomato in the air fryer.", "there is no air fryer in memory"),  # a place the memory has none of
+    ("Give the sparkling water to Robert.", "nobody called Robert is in memory"),  # a person not in the home
+    ("Could you switch on the TV in the garage?", "there is no tv in the garage in memory (only in living room)"),
+    ("Clean the atlas, it is dusty.", "dirty is for dishes, not books"),  # a state its type cannot have
+    ("Open the green dictionary.", "is_open is for containers"),
+])
+def test_what_this_home_cannot_do_is_said_so_with_the_reason(text, said):
+    found = reading(text)
+    assert found is not None and found.outcome == IMPOSSIBLE and found.goal is None
+    assert said in found.reason
+
+
+@pytest.mark.parametrize("text", [
+    "Turn off every light in the house, please.",  # the house is the whole home, not a missing thing
+    "The purple plate needs a good scrub.",  # says what is so: no imperative to check
+    "It is far too dark in bedroom 2.",
+    "Could you do me a favour and close the dishwasher in kitchen 1?",
+    "Wash the purple plate on the kitchen island in kitchen 2.",  # a place that may not hold it: not for the TV rule
+    "Put the atlas on the counter in kitchen 1.",  # a place where the thing goes, not where it is
+    "Jessica wants the small yogurt from the fridge.",
+])
+def test_words_that_name_no_missing_thing_do_not_make_a_request_impossible(text):
+    found = reading(text)
+    assert found is None or found.outcome != IMPOSSIBLE, found.reason
+
+
+def test_the_planner_answers_impossible_without_a_plan_or_an_llm():
+    result = TaskPlanner(_world(), None, FullRetriever()).plan("Please make a sandwich for Jessica.")
+    assert result.status == "impossible" and result.outcome == "impossible" and result.plan == []
+    assert result.reason == "this cannot be done here: there is no sandwich in memory"
+    assert result.to_json()["outcome"] == "impossible" and result.ledger.total_tokens == 0

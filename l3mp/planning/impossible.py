@@ -1,0 +1,209 @@
+"""Why a request cannot be done in this home, found from its words and the grounded mentions, without the LLM.
+
+A request is impossible here, and is answered so instead of planned, when it asks the robot (an imperative
+clause: "bake a cake", "could you turn on the TV in the garage") to act on
+
+- a thing the memory has nothing of: a noun phrase after a determiner ("a cake", "the microwave") that no mention
+  covers, as what the verb acts on or as a place after a preposition ("in the microwave");
+- a person who is not in the home: a name written with a capital in mid-sentence that no mention covers ("bring
+  the tea to Robert");
+- a fixture in a room where there is none: "the TV in the kitchen" when the only TV is in the living room;
+- a state its type cannot have: "wash the dictionary" (only dishes get dirty), "open the book".
+
+Words for the whole home ("every light in the house") and a few nouns that are never things ("do me a favour")
+are no missing thing; a clause that only says what is so ("the pan needs a good scrub", "it's dark in the
+bathroom") is not read for this at all: the model reads it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from l3mp.domain.pddl_domain import Domain
+from l3mp.domain.rules import RuleSet
+from l3mp.retrieval.grounding import STOPWORDS, Lexicon, Mention, places_of, tokens
+from l3mp.updates.meaning import clauses, label, signs_in
+from l3mp.world.graph import WorldGraph
+
+NOT_THINGS = frozenset({"house", "home", "flat", "apartment", "place", "everywhere", "favour", "favor", "moment",
+                        "minute", "second", "bit", "lot", "time", "way", "day", "night", "morning", "evening"})
+"""Nouns after a determiner that never name a thing of the memory: the whole home, and phrases of politeness or
+time ("do me a favour", "for a moment")."""
+_POLITE = frozenset({"please", "kindly", "could", "can", "would", "will", "you", "just", "also", "now", "then",
+                     "hey", "robot", "ok", "okay", "so"})
+"""Words that may open an imperative clause before its verb ("could you please ...")."""
+_NOT_VERBS = STOPWORDS | frozenset({"someone", "somebody", "anyone", "anybody", "everyone", "everybody", "there",
+                                    "here", "what", "where", "who", "which", "why", "how", "when", "if", "thanks",
+                                    "thank", "yes", "no", "not"})
+_BE = frozenset({"is", "'s", "are", "was", "were", "has", "needs", "need", "looks", "seems", "got", "gets"})
+_PARTICLES = frozenset({"up", "down", "off", "on", "out", "away", "back", "over", "me", "us", "him", "her", "them"})
+_DETERMINERS = frozenset({"the", "a", "an", "some", "my", "your", "his", "her", "their", "our", "this", "that",
+                          "these", "those", "every", "all", "each", "any", "both"})
+_PLACE_WORDS = frozenset({"in", "inside", "into", "on", "onto", "to", "at", "from", "under", "near", "by", "with"})
+_LOCATED = frozenset({"in", "inside", "at", "on"})
+"""Words after a thing that say where the thing is ("the TV in the kitchen")."""
+_BOUNDARY = re.compile(r"[,.;:!?()\"]+")
+_WORD = re.compile(r"[A-Za-z0-9]+|'[sS]\b")
+"""`tokens` on text that keeps its capitals (the same splits)."""
+PHRASE_WORDS = 4
+"""Words of a noun phrase looked at after its determiner."""
+
+
+@dataclass(frozen=True)
+class _Clause:
+    start: int
+    end: int
+    verb: int
+    """Index of the imperative verb."""
+
+
+def why_impossible(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain, rules: RuleSet,
+                   lexicon: Lexicon) -> str | None:
+    """Why `task` cannot be done in this home (a sentence for people), or None (see the module docstring).
+    `mentions` are the task's mentions grounded over the whole graph."""
+    words = tokens(task)
+    covered = {i for m in mentions for i in range(m.start, m.end)}
+    for clause in _imperative_clauses(task, words, covered):
+        why = (_missing_thing(words, clause, covered) or _state_not_for(words, clause, mentions, graph, domain,
+                                                                         lexicon)
+               or _nothing_there(words, clause, mentions, graph, domain, rules, lexicon))
+        if why:
+            return why
+    return _missing_person(task, words, covered)
+
+
+# ---- clauses -------------------------------------------------------------------------------------------------
+def _pieces(task: str) -> list[tuple[int, int]]:
+    """Token spans of the text between punctuation marks."""
+    out, at = [], 0
+    for piece in _BOUNDARY.split(task):
+        n = len(tokens(piece))
+        if n:
+            out.append((at, at + n))
+        at += n
+    return out
+
+
+def _imperative_clauses(task: str, words: list[str], covered: set[int]) -> list[_Clause]:
+    """Clauses that open (after words of politeness) with a verb: a word that is no pronoun, no known thing, and
+    not followed by a word of being ("Michael is ...", "the pan needs ...")."""
+    out = []
+    for start, end in _pieces(task):
+        for c_start, c_end in clauses(words[start:end]):
+            first, last = start + c_start, start + c_end
+            i = first
+            while i < last and words[i] in _POLITE:
+                i += 1
+            if i >= last or words[i] in _NOT_VERBS or i in covered:
+                continue
+            if i + 1 < last and words[i + 1] in _BE:
+                continue
+            out.append(_Clause(first, last, i))
+    return out
+
+
+# ---- a thing the memory has nothing of ------------------------------------------------------------------------
+def _missing_thing(words: list[str], clause: _Clause, covered: set[int]) -> str | None:
+    """The first noun phrase the verb acts on or a preposition introduces whose words no mention covers."""
+    for i in range(clause.verb + 1, clause.end):
+        if words[i] not in _DETERMINERS or i + 1 >= clause.end:
+            continue
+        before = words[clause.verb + 1:i]
+        acted_on = all(w in _PARTICLES | _DETERMINERS for w in before)
+        placed = i > 0 and words[i - 1] in _PLACE_WORDS
+        if not (acted_on or placed):
+            continue
+        phrase = []
+        for j in range(i + 1, min(clause.end, i + 1 + PHRASE_WORDS)):
+            if words[j] in STOPWORDS or words[j] in _PLACE_WORDS or words[j] in _DETERMINERS or words[j] in (
+                    "for", "please", "that", "which", "who"):
+                break
+            phrase.append(j)
+        if not phrase or any(j in covered for j in phrase) or words[phrase[-1]] in NOT_THINGS:
+            continue
+        if any(words[j] in NOT_THINGS for j in phrase):
+            continue
+        return f"there is no {' '.join(words[j] for j in phrase)} in memory"
+    return None
+
+
+def _missing_person(task: str, words: list[str], covered: set[int]) -> str | None:
+    """A name (a capital in mid-sentence, no determiner before it) that no mention covers."""
+    cased = _WORD.findall(task.replace("\u2019", "'"))
+    if len(cased) != len(words):
+        return None
+    starts = {s for s, _ in _pieces(task)}
+    for i, word in enumerate(cased):
+        if (i in starts or i in covered or word == "I" or not word[0].isupper() or not word[1:].islower()
+                or words[i - 1] in _DETERMINERS):
+            continue
+        return f"nobody called {word} is in memory"
+    return None
+
+
+# ---- a state the thing cannot have ----------------------------------------------------------------------------
+def _state_not_for(words: list[str], clause: _Clause, mentions: Sequence[Mention], graph: WorldGraph,
+                   domain: Domain, lexicon: Lexicon) -> str | None:
+    """A state word of the clause ("wash", "open", "off") that fits none of the things the clause names."""
+    things = _things(mentions, clause)
+    if not things:
+        return None
+    for i in range(clause.start, clause.end):
+        predicates = [p for p, signs in lexicon.states.items() if signs_in(words, i, i + 1, signs)
+                      and domain.predicate(p) is not None and domain.predicate(p).arity == 1]
+        if not predicates:
+            continue
+        wanted = {domain.predicates[p].types[0] for p in predicates}
+        names = [n for m in things for n in m.candidates]
+        if any(domain.is_subtype(graph.entity_type(n) or "", t) for n in names for t in wanted):
+            continue
+        kind = graph.entity_type(names[0]) or "thing"
+        return (f"\"{words[i]}\" does not apply to the {label(graph, names[0])}: {' or '.join(sorted(predicates))} "
+                f"is for {' and '.join(sorted(_plural(t) for t in wanted))}, not {_plural(kind)}")
+    return None
+
+
+def _plural(noun: str) -> str:
+    return noun + ("es" if noun.endswith(("s", "sh", "ch", "x")) else "s")
+
+
+def _things(mentions: Sequence[Mention], clause: _Clause) -> list[Mention]:
+    """The clause's mentions that name what is acted on (not a place that only says which one is meant)."""
+    return [m for m in mentions if clause.start <= m.start < clause.end and m.qualifies is None and m.candidates]
+
+
+# ---- a thing at a place where there is none ---------------------------------------------------------------------
+def _nothing_there(words: list[str], clause: _Clause, mentions: Sequence[Mention], graph: WorldGraph,
+                   domain: Domain, rules: RuleSet, lexicon: Lexicon) -> str | None:
+    """``the TV in the kitchen`` when no TV is there: a room after a fixture that none of the fixtures is in. Not
+    after a verb of moving, taking or giving (the place is then where the thing goes or comes from); not for items
+    (they move: the memory may not know yet where it is now) nor for places other than rooms ("the lamp on the
+    desk" stands beside it)."""
+    if (lexicon.moves | lexicon.takes | lexicon.gives) & set(words[clause.start:clause.end]):
+        return None
+    for thing in _things(mentions, clause):
+        if thing.end >= clause.end or words[thing.end] not in _LOCATED:
+            continue
+        place = next((m for m in mentions if thing.end < m.start <= thing.end + 2), None)
+        if place is None or (place.end < len(words) and words[place.end] == "'s"):
+            continue
+        at = {*place.candidates, *place.alternatives, *place.broader}
+        if not at or any(_is(graph, domain, n, "person") for n in at):
+            continue
+        if any(_is(graph, domain, n, "item") for n in thing.candidates) or not all(
+                _is(graph, domain, n, "room") for n in at):
+            continue
+        names = {*thing.candidates, *thing.alternatives, *thing.broader}
+        if any(places_of(graph, rules, n) & at for n in names):
+            continue
+        rooms = sorted({label(graph, p) for n in names for p in places_of(graph, rules, n)
+                        if _is(graph, domain, p, "room")})
+        elsewhere = f" (only in {', '.join(rooms)})" if rooms else ""
+        return f"there is no {thing.words} {words[thing.end]} the {place.words} in memory{elsewhere}"
+    return None
+
+
+def _is(graph: WorldGraph, domain: Domain, name: str, kind: str) -> bool:
+    return domain.has_type(kind) and domain.is_subtype(graph.entity_type(name) or "", kind)
