@@ -18,6 +18,7 @@ from l3mp.cli_eval import add_eval_parser
 from l3mp.cli_llm import add_llm_parser, prefer_shared_server
 from l3mp.cli_nl import add_update_parser
 from l3mp.cli_plan import add_plan_parser
+from l3mp.cli_thor import add_thor_parser
 from l3mp.domain.paths import DEFAULT_DOMAIN
 from l3mp.domain.triplets import fact_to_triplet
 from l3mp.errors import DeltaRejected, DomainError, FormatError, L3mpError, ProblemError
@@ -162,6 +163,7 @@ def build_parser() -> Parser:
     add_plan_parser(command)
     add_eval_parser(command)
     add_llm_parser(sub, parents=[common])
+    add_thor_parser(sub, common)
 
     p = command("bench", cmd_bench, "run benchmark suites and write their results as JSON")
     p.add_argument("suites", nargs="*", metavar="SUITE", help="default: every suite")

@@ -44,28 +44,14 @@ def fresh(seed: int = 1) -> Simulator:
     return Simulator(SimConfig(seed=seed, multi_event_prob=0.0), domain=household())
 
 
-def test_without_errors_every_change_is_recorded_exactly() -> None:
-    sim = fresh(2)
+@pytest.mark.parametrize(("seed", "read_text"), [(2, False), (4, True)])
+def test_without_errors_every_change_is_recorded_exactly(seed: int, read_text: bool) -> None:
+    """Every answer of the simulated LLM is recorded exactly; with the plain reading on, what it reads without the
+    LLM is exactly the truth too."""
+    sim = fresh(seed)
     world = agent_for(sim)
     llm = SimulatedLLM(household(), ErrorModel.parse("none"))
-    updater = NLUpdater(world, llm, FullRetriever(), verify=True, read_text=False)
-    for _ in range(15):
-        delivery = sim.next_delivery()
-        llm.set_oracle(Oracle(changes=delivery.delta(), mentions=delivery.mentions()))
-        result = updater.update(delivery.text)
-        assert result.accepted, result.reason
-        assert world.graph == sim.truth.graph, delivery.text
-        (purpose, usage, _), = result.ledger.calls
-        assert purpose == "update" and usage.prompt_tokens > 500 and usage.completion_tokens > 5 and usage.estimated
-    assert sum(llm.injected.values()) == 0
-
-
-def test_plain_reports_of_the_simulator_are_read_right_without_the_llm() -> None:
-    """With the plain reading on, what it reads is exactly the truth too (the rest goes to the simulated LLM)."""
-    sim = fresh(4)
-    world = agent_for(sim)
-    llm = SimulatedLLM(household(), ErrorModel.parse("none"))
-    updater = NLUpdater(world, llm, FullRetriever(), verify=True)
+    updater = NLUpdater(world, llm, FullRetriever(), verify=True, read_text=read_text)
     read = 0
     for _ in range(15):
         delivery = sim.next_delivery()
@@ -74,7 +60,10 @@ def test_plain_reports_of_the_simulator_are_read_right_without_the_llm() -> None
         assert result.accepted, result.reason
         assert world.graph == sim.truth.graph, delivery.text
         read += [a.number for a in result.attempts] == [0]
-    assert read >= 5
+        for purpose, usage, _ in result.ledger.calls:
+            assert purpose == "update" and usage.prompt_tokens > 500 and usage.completion_tokens > 5
+    assert sum(llm.injected.values()) == 0
+    assert read == 0 if not read_text else read >= 5
 
 
 def test_the_memory_decides_what_a_change_removes() -> None:
