@@ -72,6 +72,9 @@ def heard_lines(heard: Heard) -> list[str]:
     lines = []
     if heard.refresh is not None:
         lines.append(f"grammar of the graph: {heard.refresh.phrases} names, built in {heard.refresh.seconds:.2f} s")
+        if heard.refresh.unsayable:
+            lines.append("cannot be said (a word is not in the pronunciation dictionary): "
+                         + ", ".join(heard.refresh.unsayable))
     said = f'"{t.written}"' if t.text else f"nothing ({t.reason})"
     lines.append(f"heard: {said} (confidence {t.confidence:.2f}, {t.source}; {t.audio_seconds:.1f} s of audio, "
                  f"recognised in {t.seconds:.2f} s)")

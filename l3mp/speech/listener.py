@@ -36,7 +36,8 @@ class Heard:
                 "grammar": None if self.refresh is None else {
                     "signature": self.refresh.signature, "phrases": self.refresh.phrases,
                     "build_seconds": round(self.refresh.build_seconds, 4),
-                    "compile_seconds": round(self.refresh.compile_seconds, 4)},
+                    "compile_seconds": round(self.refresh.compile_seconds, 4),
+                    "unsayable": list(self.refresh.unsayable)},
                 "others": [t.to_json() for t in self.others], "note": self.note}
 
 

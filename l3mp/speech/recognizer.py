@@ -21,14 +21,16 @@ from l3mp.world.graph import WorldGraph
 FIT_MIDPOINT = -5.0
 """Mean log-likelihood per frame (natural log, relative to the frame's best sound) where the confidence is 0.5.
 Chosen in trial runs on espeak-ng speech (house seed 7, 16 requests and 8 other sentences, 4 voices, 3 speeds):
--5.0 heard 41 of 64 requests right and acted on 5 wrong transcripts and 1 of 32 other sentences; -5.5 heard 44
-right but acted on 8 wrong and 2 others. `l3mp bench speech` measures it on held-out sentences."""
+-5.0 heard 41 of 64 requests right and acted on 2 wrong transcripts and 1 of 32 other sentences; -5.5 heard 44
+right but acted on 5 wrong and 2 others. `l3mp bench speech` measures it on held-out sentences."""
 FIT_SLOPE = 2.0
 """How fast the confidence rises per unit of fit."""
-DECODER_OPTIONS = {"bestpath": False}
-"""pocketsphinx settings: no lattice pass (``bestpath``), whose posterior was 1.0 for nearly every grammar
-hypothesis and which often cut the last word off. Narrower beams than the defaults decoded faster but acted on
-wrong transcripts twice as often in trial runs, so the defaults stay."""
+DECODER_OPTIONS = {"bestpath": False, "cmn": "batch"}
+"""pocketsphinx settings: cepstral mean normalisation over each whole utterance (``batch``; the default ``live``
+carries its estimate from one utterance to the next, so the same audio could be heard differently depending on
+what came before), and no lattice pass (``bestpath``), whose posterior was 1.0 for nearly every grammar hypothesis
+and which often cut the last word off. Narrower beams than the defaults decoded faster but acted on wrong
+transcripts twice as often in trial runs, so the defaults stay."""
 _FILLERS = frozenset({"<s>", "</s>", "<sil>", "[NOISE]", "+SPN+", "+NSN+"})
 SCORE_SHIFT = 2 ** 10
 """Without the lattice pass pocketsphinx reports a word's acoustic score with its internal 10-bit shift taken off;
@@ -71,6 +73,8 @@ class Refresh:
     build_seconds: float
     compile_seconds: float
     phrases: int
+    unsayable: tuple[str, ...] = ()
+    """Names left out: the pronunciation dictionary lacks one of their words."""
 
     @property
     def seconds(self) -> float:
@@ -119,7 +123,7 @@ class Recognizer:
             self._decoder.remove_search(f"grammar{self._searches - 1}")
         self._grammar = grammar
         return Refresh(grammar.signature, built, time.perf_counter() - started - built,
-                       sum(len(p) for p in vocabulary.slots.values()))
+                       sum(len(p) for p in vocabulary.slots.values()), vocabulary.unsayable)
 
     def recognize(self, audio: Audio) -> Transcript:
         """Decode one utterance against the current grammar (`refresh` first)."""

@@ -52,8 +52,9 @@ def test_a_new_thing_seen_regenerates_the_grammar_and_can_then_be_named(tmp_path
     audio = said(tmp_path, "where is the teapot", voice="en-us+f2")
     assert recognizer.recognize(audio).text != "where is the teapot"
     graph.add_entity("teapot1", "dish", label="teapot")
+    graph.add_entity("gizmo1", "dish", label="zorblax bowl")
     again = recognizer.refresh(graph)
-    assert again is not None and again.signature != first.signature
+    assert again is not None and again.signature != first.signature and again.unsayable == ("zorblax bowl",)
     transcript = recognizer.recognize(audio)
     assert transcript.text == "where is the teapot" and transcript.confidence > 0.5
 
