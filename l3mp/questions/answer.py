@@ -15,9 +15,6 @@ ANSWERED = "answered"
 DECLINED = "declined"
 """An answer's status: answered from the memory, or declined because the memory cannot answer (the text then says
 what is known last)."""
-KINDS = ("where", "which_room", "since_when", "last_change", "who_has", "who_did", "count", "yes_no", "contents",
-         "who_with", "open")
-"""Question forms: the symbolic ones, and ``open`` (any other question, answered by the LLM loop)."""
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
 """Reading a question without an LLM: its form (where, since when, who, how many, yes/no, ...), the time it names,
 and its mentions grounded to entities with the existing grounding (`l3mp.retrieval.grounding`).
 
-A question whose form is not one of `KINDS` (or whose parts cannot be told apart) is ``open``: the LLM loop answers
-it. A phrase ``the room where X is`` is resolved here first (X's room, a hop the grounding cannot make) and the
-question is read with that room in its place.
+A question whose form is none of these (where, which_room, since_when, last_change, who_has, who_with, who_did,
+count, contents, yes_no) is ``open``: the LLM loop answers it. A phrase ``the room where X is`` is resolved here
+first (X's room, a hop the grounding cannot make) and the question is read with that room in its place.
 """
 
 from __future__ import annotations
