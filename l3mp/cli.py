@@ -13,6 +13,7 @@ import time
 import traceback
 from pathlib import Path
 
+from l3mp.cli_ask import add_ask_parser
 from l3mp.cli_context import Context, UsageError, read_json, read_state
 from l3mp.cli_eval import add_eval_parser
 from l3mp.cli_llm import add_llm_parser, prefer_shared_server
@@ -160,6 +161,7 @@ def build_parser() -> Parser:
     p.add_argument("--max-nodes", type=int, default=150, metavar="N", help="refuse to draw more (default 150)")
 
     add_update_parser(command)
+    add_ask_parser(sub, common)
     add_plan_parser(command)
     add_eval_parser(command)
     add_llm_parser(sub, parents=[common])

@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-SHARED_COMMANDS = frozenset({"update", "plan"})
+SHARED_COMMANDS = frozenset({"update", "plan", "ask"})
 
 
 def add_llm_parser(subparsers: Any, parents: Sequence[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:

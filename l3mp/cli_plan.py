@@ -26,6 +26,7 @@ def add_plan_parser(command) -> None:
     p = command("plan", cmd_plan, "plan a task given in natural language (Algorithm 4), validate the plan and, "
                 "with --execute, run it")
     p.add_argument("task", help='what to do, e.g. "turn off all lights and faucets"')
+    p.add_argument("--speaker", metavar="PERSON", help='who asks (the entity name "me" stands for)')
     p.add_argument("--goal", metavar="PDDL", help='the goal as PDDL, e.g. "(and (not (light_on lamp_1)))": '
                    "no LLM writes it")
     p.add_argument("--retrieval", choices=("full", "entities", "search"), default="search",
@@ -61,7 +62,7 @@ def cmd_plan(ctx: Context) -> int:
         with ctx.open(read_only=not args.execute) as world:
             truth = _truth(ctx, world) if args.execute else None
             planner = _planner(args, world, llm)
-            result = planner.plan(args.task, goal=args.goal)
+            result = planner.plan(args.task, goal=args.goal, speaker=args.speaker)
             if not args.json:
                 print("\n".join(plan_lines(result)), flush=True)
             if truth is not None and result.ok:
@@ -74,7 +75,8 @@ def cmd_plan(ctx: Context) -> int:
         if args.execute:
             data["execution"] = None if report is None else report.to_json()
         print(json.dumps(data, indent=1))
-    return 0 if result.ok and (report is None or report.status == "completed") else 1
+    done = result.ok or result.outcome == "satisfied"  # asked: exit 1 with the question, as for updates
+    return 0 if done and (report is None or report.status == "completed") else 1
 
 
 def _truth(ctx: Context, world: WorldModel) -> WorldGraph:

@@ -141,7 +141,8 @@ def update_lines(result: UpdateResult | dict[str, Any], *, verbose: bool = False
 
 def plan_lines(result: PlanResult) -> list[str]:
     """A planned task told for people: goal, problem, plan, times, validation, outcome."""
-    lines = [f"task: {result.task!r}", f"goal: {result.goal or '(none)'}"]
+    source = {"read": " (read from the request, no LLM)", "given": " (given)"}.get(result.goal_source, "")
+    lines = [f"task: {result.task!r}", f"goal: {result.goal or '(none)'}{source}"]
     for attempt in result.goal_attempts:
         lines.append(f"goal attempt {attempt.number}: {' '.join(attempt.literals) or attempt.answer[:300]!r}")
         lines += [f"    - {p}" for p in attempt.problems]
@@ -156,7 +157,12 @@ def plan_lines(result: PlanResult) -> list[str]:
         lines.append(f"validation (full state): {result.validation.message}")
     t = result.ledger
     lines.append(f"tokens: {t.prompt_tokens} prompt + {t.completion_tokens} completion in {len(t.calls)} call(s)")
-    lines.append("OK: the plan is valid in the full state" if result.ok else f"FAILED: {result.reason}")
+    if result.outcome == "asked":
+        lines.append(f"ASKED: {result.question} (nothing planned)")
+    elif result.outcome == "satisfied":
+        lines.append("NOTHING TO DO: the goal holds already")
+    else:
+        lines.append("OK: the plan is valid in the full state" if result.ok else f"FAILED: {result.reason}")
     return lines
 
 

@@ -18,7 +18,7 @@ LAYERS = (
     ("world", ("l3mp.world",)),
     ("llm", ("l3mp.llm",)),
     ("retrieval", ("l3mp.retrieval",)),
-    ("services", ("l3mp.updates", "l3mp.planning", "l3mp.report", "l3mp.render")),
+    ("services", ("l3mp.updates", "l3mp.planning", "l3mp.questions", "l3mp.report", "l3mp.render")),
     ("simulator", ("l3mp_sim",)),
     ("apps", ("l3mp.cli*", "l3mp.demo", "l3mp.bench", "l3mp.ros", "l3mp.thor", "l3mp.speech")),
 )

@@ -44,6 +44,8 @@ suite options):
   ``search``, as ``l3mp plan``);
 - ``L3MP_BENCH_GOALS_LLMS``: comma-separated ``configured`` and/or ``simulated`` (default both; quick: simulated);
 - ``L3MP_BENCH_GOALS_IDS``: comma-separated case ids, to run only those (a smoke run);
+- ``L3MP_BENCH_GOALS_READ``: ``on`` (default), ``off`` or ``both``: whether plain requests are read without the
+  LLM (`l3mp.planning.request`); ``off`` rows are tagged ``_noread``;
 - ``L3MP_BENCH_GOALS_PLANNER`` (default ``lapkt``) and ``L3MP_BENCH_GOALS_TIMEOUT`` (seconds per planner call,
   default 30);
 - ``L3MP_BENCH_GOALS_CASES``: where to write the TEST split's per-case details (default
@@ -118,6 +120,7 @@ TARGETS = {"goal_right": (90.0, "min"), "plan_right": (85.0, "min"), "seconds_no
 ENV_SPLIT, ENV_RETRIEVAL, ENV_LLMS = "L3MP_BENCH_GOALS_SPLIT", "L3MP_BENCH_GOALS_RETRIEVAL", "L3MP_BENCH_GOALS_LLMS"
 ENV_IDS, ENV_CASES = "L3MP_BENCH_GOALS_IDS", "L3MP_BENCH_GOALS_CASES"
 ENV_PLANNER, ENV_TIMEOUT = "L3MP_BENCH_GOALS_PLANNER", "L3MP_BENCH_GOALS_TIMEOUT"
+ENV_READ = "L3MP_BENCH_GOALS_READ"
 
 _ATOM = re.compile(r"\(([^\s()]+)((?: [^\s()]+)*)\)")
 _NEGATED = re.compile(r"\(not (\(.*\))\)")
@@ -422,9 +425,9 @@ def oracle_for(case: GoalCase, graph: WorldGraph, literals: Sequence[Literal] | 
 
 
 def run_case(case: GoalCase, llm: Any, retrieval: str = "search", *, planner: str = "lapkt", timeout_s: float = 30,
-             embedder: Any = None, oracle_goal: Sequence[Literal] | None = None) -> Scored:
-    """Plan one case on a fresh world of its house with `TaskPlanner`; a simulated LLM is told the gold goal (or
-    `oracle_goal`, for tests of the scoring)."""
+             embedder: Any = None, oracle_goal: Sequence[Literal] | None = None, read_requests: bool = True) -> Scored:
+    """Plan one case on a fresh world of its house with `TaskPlanner` (`read_requests`: plain requests read without
+    the LLM); a simulated LLM is told the gold goal (or `oracle_goal`, for tests of the scoring)."""
     from l3mp.planning.pipeline import TaskPlanner
     from l3mp.retrieval import make_retriever
 
@@ -432,7 +435,7 @@ def run_case(case: GoalCase, llm: Any, retrieval: str = "search", *, planner: st
     if isinstance(llm, simulated_llm_module().SimulatedLLM):
         llm.set_oracle(oracle_for(case, world.graph, oracle_goal))
     retriever = make_retriever(retrieval, llm=llm, domain=world.domain, embedder=embedder)
-    pipeline = TaskPlanner(world, llm, retriever, planner=planner, timeout_s=timeout_s)
+    pipeline = TaskPlanner(world, llm, retriever, planner=planner, timeout_s=timeout_s, read_requests=read_requests)
     text, extra = request(case, "speaker" in inspect.signature(pipeline.plan).parameters)
     started = time.perf_counter()
     result = pipeline.plan(text, **extra)
@@ -463,6 +466,7 @@ def summary(scored: Sequence[Scored]) -> dict[str, Any]:
         "seconds_no_planner_p95": percentile(without, 0.95) if n else None,
         "prompt_tokens": statistics.fmean(s.prompt_tokens for s in scored) if n else None,
         "completion_tokens": statistics.fmean(s.completion_tokens for s in scored) if n else None,
+        "without_model": pct(sum(s.prompt_tokens == 0 for s in scored), n),
     }
 
 
@@ -482,6 +486,7 @@ _ABOUT = {
     "seconds_no_planner_p95": ("s", "seconds from request to plan without the planner's, 95th percentile"),
     "prompt_tokens": ("tokens", "prompt tokens per request (all calls)"),
     "completion_tokens": ("tokens", "completion tokens per request (all calls)"),
+    "without_model": ("%", "requests answered without any model call (read from the request)"),
 }
 _PER_CATEGORY = ("goal_right", "plan_right", "wrong_plan", "asked")
 
@@ -520,6 +525,7 @@ class Options:
     planner: str
     timeout_s: float
     cases_out: Path | None
+    read: tuple[bool, ...] = (True,)
 
 
 def options(quick: bool, env: dict[str, str] | None = None) -> Options:
@@ -536,10 +542,13 @@ def options(quick: bool, env: dict[str, str] | None = None) -> Options:
         raise L3mpError(f"{ENV_TIMEOUT}={env.get(ENV_TIMEOUT)!r}: seconds, a number") from None
     if timeout_s <= 0:
         raise L3mpError(f"{ENV_TIMEOUT}={timeout_s:g}: must be positive")
+    read = {"on": (True,), "off": (False,), "both": (True, False)}.get(env.get(ENV_READ, "").strip() or "on")
+    if read is None:
+        raise L3mpError(f"{ENV_READ}={env.get(ENV_READ)!r}: use on, off or both")
     return Options(split_option(env, ENV_SPLIT, quick), listed_option(env, ENV_RETRIEVAL, "search", RETRIEVALS),
                    listed_option(env, ENV_LLMS, "simulated" if quick else ",".join(LLMS), LLMS),
                    ids_option(env, ENV_IDS), planner, timeout_s,
-                   cases_out_option(env, ENV_CASES, quick, DEFAULT_CASES_OUT))
+                   cases_out_option(env, ENV_CASES, quick, DEFAULT_CASES_OUT), read)
 
 
 @register("goals")
@@ -556,15 +565,17 @@ def goal_suite(quick: bool) -> Iterator[Metric]:
             yield error_metric(f"{which}_error", exc)
             continue
         try:
-            for retrieval in opts.retrievals:
-                tag = f"{'simulated' if which == 'simulated' else 'llm'}_{retrieval}_{split}"
+            for retrieval, read in ((r, x) for r in opts.retrievals for x in opts.read):
+                tag = f"{'simulated' if which == 'simulated' else 'llm'}_{retrieval}{'' if read else '_noread'}_{split}"
                 scored = []
                 for case in cases:
-                    scored.append(run_case(case, llm, retrieval, planner=opts.planner, timeout_s=opts.timeout_s))
+                    scored.append(run_case(case, llm, retrieval, planner=opts.planner, timeout_s=opts.timeout_s,
+                                           read_requests=read))
                     last = scored[-1]
                     print(f"    {case.id}: {last.answer}, goal {'right' if last.goal_right else 'wrong'}, plan "
                           f"{'right' if last.plan_right else 'wrong'}", file=sys.stderr, flush=True)
-                about = f"{name}, retrieval {retrieval}, planner {opts.planner}, split {split}"
+                about = (f"{name}, retrieval {retrieval}{'' if read else ' without the plain reading'}, planner "
+                         f"{opts.planner}, split {split}")
                 yield from metrics(tag, scored, simulated=which == "simulated", about=about)
                 yield from detail_rows(tag, scored, unit="cases", cases_out=opts.cases_out, env_key=ENV_CASES,
                                        test_details=test_details)

@@ -20,7 +20,7 @@ from l3mp.ros.worker import Worker
 SYNC_WAIT_S = 10.0
 """How long a task waits for the first state of the world model before it fails."""
 TASK_KEYS: dict[str, type | tuple[type, ...]] = {"id": str, "task": str, "goal": str, "execute": bool,
-                                                 "retrieval": str}
+                                                 "retrieval": str, "speaker": str}
 
 
 class PlannerNode(L3mpNode):
@@ -81,7 +81,7 @@ class PlannerNode(L3mpNode):
         planner = TaskPlanner(self.replica, llm, retriever, planner=p["planner"], timeout_s=p["timeout_s"],
                               max_expansions=p["max_expansions"], goal_attempts=p["goal_attempts"])
         started = time.perf_counter()
-        result = planner.plan(request["task"], goal=goal)
+        result = planner.plan(request["task"], goal=goal, speaker=request.get("speaker"))
         seconds = time.perf_counter() - started
         if llm is not None:
             self.llm.record(None if result.ledger.total_tokens else (result.reason or None))
@@ -90,6 +90,8 @@ class PlannerNode(L3mpNode):
                   "plan": result.plan, "goal": result.goal, "status": result.status, "result": result.to_json()}
         if result.ok:
             self.publish_result(m.result(m.PLAN, ident, True, **fields))
+        elif result.outcome == "asked":  # as the world model asks about updates: code ask, the question beside
+            self.publish_result(m.error(m.PLAN, ident, "ask", result.reason, question=result.question, **fields))
         else:
             self.publish_result(m.error(m.PLAN, ident, result.status, result.reason or result.status, **fields))
         self._say(ident, result.status)

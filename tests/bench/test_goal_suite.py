@@ -66,7 +66,8 @@ def answered(case_id: str, outcome: str, **fields) -> tuple:
 
 
 def test_the_gold_goal_planned_is_right_on_both_counts():
-    scored = run_case(BENCH["d21-08"], llm())  # two goals: a book taken from Jessica to the shelf, a lamp off
+    # two goals: a book taken from Jessica to the shelf, a lamp off
+    scored = run_case(BENCH["d21-08"], llm(), read_requests=False)
     assert scored.answer == PLANNED and scored.goal_right and scored.plan_right and not scored.wrong_plan
     assert scored.plan and any(step.startswith("(take_from_person") for step in scored.plan)
     assert scored.prompt_tokens > 0 and scored.completion_tokens > 0
@@ -75,14 +76,15 @@ def test_the_gold_goal_planned_is_right_on_both_counts():
 
 def test_an_equivalent_form_counts_as_the_gold_goal():
     case = BENCH["d23-16"]  # all the lights in living room 2: both named, or only the one that is on
-    scored = run_case(case, llm(), oracle_goal=case.also[0])
+    scored = run_case(case, llm(), oracle_goal=case.also[0], read_requests=False)
     assert scored.goal == "(and (not (light_on floor_lamp_1)))"
     assert scored.goal_right and scored.plan_right and not scored.wrong_plan
 
 
 def test_another_goal_planned_is_a_wrong_plan():
     case = BENCH["d21-01"]  # Sarah wants the banana; the LLM says Jessica
-    scored = run_case(case, llm(), oracle_goal=(Literal("has", ("jessica", "ripe_banana_1"), False),))
+    scored = run_case(case, llm(), oracle_goal=(Literal("has", ("jessica", "ripe_banana_1"), False),),
+                      read_requests=False)
     assert scored.answer == PLANNED and scored.goal == "(and (has jessica ripe_banana_1))"
     assert not scored.goal_right and not scored.plan_right and scored.wrong_plan
     numbers = summary([scored])
@@ -93,24 +95,35 @@ def test_another_goal_planned_is_a_wrong_plan():
 def test_a_goal_right_but_a_plan_that_misses_it_is_goal_right_only():
     case = BENCH["d21-12"]  # "turn off the overhead light in bedroom 1, but leave the bedside lamp on"
     off = literal_of("(not (light_on overhead_light_3))")
-    scored = run_case(case, llm(), oracle_goal=(off,))
+    scored = run_case(case, llm(), oracle_goal=(off,), read_requests=False)
     assert not scored.goal_right  # the lamp to keep on is part of the gold goal
     assert scored.plan_right  # a plan for the light alone leaves the lamp on
 
 
 def test_planning_a_candidate_of_an_ask_case_is_wrong():
-    scored = run_case(BENCH["d21-04"], llm())  # the simulated LLM answers for the first ringing phone
+    # the simulated LLM answers for the first ringing phone
+    scored = run_case(BENCH["d21-04"], llm(), read_requests=False)
     assert scored.answer == PLANNED and scored.goal == "(and (not (ringing blue_cordless_phone_1)))"
     assert not scored.goal_right and not scored.plan_right and scored.wrong_plan and not scored.asked
 
 
 def test_an_impossible_case_planned_anyway_is_wrong_and_a_failure_is_not_recognition():
-    scored = run_case(BENCH["d21-11"], llm())  # "the TV in the kitchen": the reading's TV is not in the house
+    # "the TV in the kitchen": the reading's TV is not in the house
+    scored = run_case(BENCH["d21-11"], llm(), read_requests=False)
     assert scored.answer == PLANNED and scored.wrong_plan and not scored.goal_right
-    satisfied = run_case(BENCH["d21-09"], llm())  # the fridge is closed: today's pipeline finds no goal
+    # the fridge is closed: today's pipeline finds no goal
+    satisfied = run_case(BENCH["d21-09"], llm(), read_requests=False)
     assert satisfied.answer == NO_GOAL and satisfied.status == "invalid_goal"
     assert not satisfied.goal_right and not satisfied.plan_right and not satisfied.wrong_plan
     assert summary([satisfied])["impossible_recognised"] is None
+
+
+def test_with_the_plain_reading_the_pipeline_asks_and_says_satisfied_itself():
+    asked = run_case(BENCH["d21-04"], llm())  # "Can you answer the phone?": two phones ring
+    assert asked.answer == ASKED and asked.goal_right and asked.question and asked.prompt_tokens == 0
+    done = run_case(BENCH["d21-09"], llm())  # "Make sure the fridge is closed." (it is)
+    assert done.answer == SATISFIED and done.goal_right and done.plan_right and not done.wrong_plan
+    assert summary([asked, done])["without_model"] == 100
 
 
 def test_the_pipelines_own_answers_are_scored_against_the_gold_outcome():
