@@ -54,11 +54,13 @@ class GoalAttempt:
 
 @dataclass(frozen=True)
 class GoalResult:
-    """The goal as PDDL (None if no acceptable one came out), every attempt, and why it failed or what was dropped."""
+    """The goal as PDDL (None if no acceptable one came out), its literals, every attempt, and why it failed or what
+    was dropped."""
 
     goal_pddl: str | None
     attempts: tuple[GoalAttempt, ...]
     reason: str = ""
+    literals: tuple[Literal, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -152,11 +154,18 @@ class GoalGenerator:
         self.examples = examples
 
     def generate(
-        self, task: str, graph: WorldGraph, retrieved: Retrieved, *, ledger: TokenLedger, max_attempts: int = 3
+        self, task: str, graph: WorldGraph, retrieved: Retrieved, *, ledger: TokenLedger, max_attempts: int = 3,
+        speaker: str | None = None, keep_held: bool = False,
     ) -> GoalResult:
-        """The goal of `task` over the retrieved context; re-prompts with the problems found, at most `max_attempts`."""
+        """The goal of `task` over the retrieved context; re-prompts with the problems found, at most `max_attempts`.
+
+        `speaker`: who says the task (who "me" is), told to the LLM. Literals that already hold are dropped (and a
+        goal that holds entirely is re-prompted), unless `keep_held`: then the caller judges them (a literal the
+        task asks to keep, a goal that holds already)."""
         context = context_entities(graph, retrieved) | {c for c in self.domain.constants if graph.has_entity(c)}
-        messages = self._messages(task, graph, retrieved, context)
+        if speaker is not None and graph.has_entity(speaker):
+            context.add(speaker)
+        messages = self._messages(task, graph, retrieved, context, speaker)
         schema = self.schema(graph, context)
         attempts: list[GoalAttempt] = []
         for number in range(1, max_attempts + 1):
@@ -165,13 +174,13 @@ class GoalGenerator:
             problems: tuple[str, ...] = (reply.problem,) if reply.problem else ()
             goal, literals, note = None, [], ""
             if not problems:
-                literals, problems, note = self._check(data, graph, context)
+                literals, problems, note = self._check(data, graph, context, keep_held)
             if not problems:
                 goal = assemble_goal(literals)
                 problems = self._verify(goal, graph, retrieved)
             attempts.append(GoalAttempt(number, answer, [lit.to_pddl() for lit in literals], problems))
             if goal is not None and not problems:
-                return GoalResult(goal, tuple(attempts), note)
+                return GoalResult(goal, tuple(attempts), note, tuple(literals))
             if fatal:
                 return GoalResult(None, tuple(attempts), problems[0])
             messages = retry_messages(messages, answer, problems, what="This goal",
@@ -204,20 +213,24 @@ class GoalGenerator:
         return objects + sorted(WILDCARD + t for t in types if self.domain.is_subtype(t, type_))
 
     # ---- asking -----------------------------------------------------------------------
-    def _messages(self, task: str, graph: WorldGraph, retrieved: Retrieved, context: set[str]) -> list[Message]:
+    def _messages(self, task: str, graph: WorldGraph, retrieved: Retrieved, context: set[str],
+                  speaker: str | None = None) -> list[Message]:
         signatures = "\n".join(p.signature() for _, p in sorted(self.domain.predicates.items()))
         system = f"{SYSTEM}\n\nTypes: {describe_types(self.domain)}\n\nPredicates:\n{signatures}"
         example = goal_example_text(load_examples(self.domain.source).get("goal")) if self.examples else ""
         if example:
             system += "\n\n" + example
         facts = "\n".join(sorted(str(f) for f in retrieved.facts))
+        said_by = f'Said by {speaker} ("me", "my" in the task).\n' if speaker in context else ""
         user = (f"Entities (name (type): description):\n{describe_entities(graph, context)}\n\n"
-                f"Facts that hold now:\n{facts}\n\n{request_line(TASK, task)}")
+                f"Facts that hold now:\n{facts}\n\n{said_by}{request_line(TASK, task)}")
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     # ---- checking ---------------------------------------------------------------------
-    def _check(self, data: Any, graph: WorldGraph, context: set[str]) -> tuple[list[Literal], tuple[str, ...], str]:
-        """The literals worth keeping, the problems found, and a note on what was dropped."""
+    def _check(self, data: Any, graph: WorldGraph, context: set[str],
+               keep_held: bool = False) -> tuple[list[Literal], tuple[str, ...], str]:
+        """The literals worth keeping, the problems found, and a note on what was dropped (with `keep_held`:
+        nothing is dropped for holding already)."""
         items = data.get("literals") if isinstance(data, dict) else None
         if not isinstance(items, list) or not items:
             return [], ('answer with a JSON object {"literals": [...]} holding at least one literal',), ""
@@ -230,9 +243,9 @@ class GoalGenerator:
             elif literal not in literals:
                 literals.append(literal)
         problems += _contradictions(literals, graph, self.domain)
-        if problems:
+        if problems or keep_held:
             return literals, tuple(problems), ""
-        kept = [lit for lit in literals if lit.quantified or not _holds(lit, graph)]
+        kept = [lit for lit in literals if lit.quantified or not holds(lit, graph, self.domain)]
         dropped = [lit.to_pddl() for lit in literals if lit not in kept]
         if not kept:
             return [], (f"every literal already holds now ({', '.join(dropped)}); give the facts the task asks "
@@ -306,9 +319,16 @@ def _type(graph: WorldGraph, domain: Domain, name: str) -> str:
     return graph.entity_type(name) or domain.constants.get(name, "")
 
 
-def _holds(literal: Literal, graph: WorldGraph) -> bool:
-    """Whether a ground literal is true in the current state (closed world)."""
-    return graph.has_fact(Fact(literal.predicate, literal.args)) != literal.negated
+def holds(literal: Literal, graph: WorldGraph, domain: Domain) -> bool:
+    """Whether a literal is true in the current state (closed world); an ``ALL_<type>`` argument: for every thing of
+    that type."""
+    options = [[a] if not a.startswith(WILDCARD) else sorted(
+        n for n in graph.entities() if domain.is_subtype(_type(graph, domain, n), a[len(WILDCARD):]))
+        for a in literal.args]
+    combos: list[tuple[str, ...]] = [()]
+    for choice in options:
+        combos = [(*c, n) for c in combos for n in choice]
+    return all(graph.has_fact(Fact(literal.predicate, args)) != literal.negated for args in combos)
 
 
 def _covers(general: Literal, specific: Literal, graph: WorldGraph, domain: Domain) -> bool:

@@ -14,10 +14,19 @@ from l3mp.llm.types import LLM, TokenLedger
 from l3mp.planning.goal import GoalAttempt, GoalGenerator, parse_goal
 from l3mp.planning.planner import PlanOutcome, plan
 from l3mp.planning.problem import build_problem
-from l3mp.planning.request import ASKED, IMPOSSIBLE, SATISFIED, read_request
+from l3mp.planning.request import (
+    ASKED,
+    IMPOSSIBLE,
+    SATISFIED,
+    RequestReading,
+    grounded_context,
+    read_request,
+    settle_goal,
+)
 from l3mp.planning.validate import Validation, validate_plan
 from l3mp.retrieval.base import Retrieved, Retriever
 from l3mp.retrieval.context import context_entities
+from l3mp.retrieval.grounding import Grounder, Mention
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import WorldModel
 
@@ -126,58 +135,71 @@ class TaskPlanner:
         self.planner_options = dict(planner_options or {})
         self.read_requests = read_requests
         """Read plain requests without the LLM (`l3mp.planning.request`); off: every goal is the LLM's."""
+        self.grounder = Grounder(world.domain, world.verifier.rules)
 
     def plan(self, task: str, *, goal: str | None = None, speaker: str | None = None) -> PlanResult:
         """Plan `task` (said by `speaker`, who "me" is); with `goal` (PDDL) given, no LLM is asked for the goal.
-        A plain request is read without the LLM (`l3mp.planning.request`): it may end asked, satisfied or impossible
-        before any plan. Never raises for task failures."""
+        A plain request is read without the LLM (`l3mp.planning.request`); the LLM writes the goal of any other
+        over the context its grounded mentions give, and its goal is settled as a reading's: either may end asked,
+        satisfied or impossible before any plan. Never raises for task failures."""
         result = PlanResult(task, "error")
         graph = self.world.graph
         started = time.perf_counter()
+        mentions: tuple[Mention, ...] = ()
+        if goal is None:
+            mentions = self.grounder.ground(task, graph)
         if goal is None and self.read_requests:
-            read = read_request(task, graph, self.world.domain, self.world.verifier.rules, speaker=speaker)
-            if read is not None and read.outcome == ASKED:
-                result.status, result.question, result.goal_source = "asked", read.question, "read"
-                result.reason = f"the request fits more than one thing in memory: {read.question}"
-                return result
-            if read is not None and read.outcome == IMPOSSIBLE:
-                result.status, result.goal_source = "impossible", "read"
-                result.reason = f"this cannot be done here: {read.reason}"
-                return result
-            if read is not None and read.outcome == SATISFIED:
-                result.status, result.goal, result.goal_source = "satisfied", read.goal, "read"
-                result.reason = "nothing to do: the goal holds already"
-                return result
+            read = read_request(task, graph, self.world.domain, self.world.verifier.rules, speaker=speaker,
+                                grounder=self.grounder, mentions=mentions)
             if read is not None:
-                goal, result.goal_source = read.goal, "read"
+                result.goal_source = "read"
+                if _answered(result, read):
+                    return result
+                goal = read.goal
         try:
             retrieved = self.retriever.retrieve(task, graph, ledger=result.ledger)
         except LLMError as exc:
             result.reason = f"retrieval failed: {exc}"
             return result
         result.retrieval_seconds = time.perf_counter() - started
-        result.goal_source = result.goal_source or ("given" if goal is not None else "llm")
-        result.goal, result.reason = self._goal(task, goal, graph, retrieved, result)
+        context = context_entities(graph, retrieved)
+        if goal is not None:
+            result.goal_source = result.goal_source or "given"
+            result.goal, result.reason = self._given(goal, graph)
+        else:
+            result.goal_source = "llm"
+            grounded = grounded_context(task, mentions, graph, self.world.domain, speaker=speaker)
+            settled = self._llm_goal(task, graph, grounded or retrieved, mentions, speaker, result)
+            if settled is not None and _answered(result, settled):
+                return result
+            result.goal = settled.goal if settled is not None else None
+            context |= context_entities(graph, grounded) if grounded is not None else set()
         if result.goal is None:
             result.status = "invalid_goal"
             return result
-        return self._solve(result, graph, context_entities(graph, retrieved))
+        return self._solve(result, graph, context)
 
-    def _goal(
-        self, task: str, given: str | None, graph: WorldGraph, retrieved: Retrieved, result: PlanResult
-    ) -> tuple[str | None, str]:
+    def _given(self, goal: str, graph: WorldGraph) -> tuple[str | None, str]:
+        try:
+            return parse_goal(self.world.domain, goal, graph=graph), ""
+        except ProblemError as exc:
+            return None, f"the goal is not valid: {exc}"
+
+    def _llm_goal(self, task: str, graph: WorldGraph, context: Retrieved, mentions: tuple[Mention, ...],
+                  speaker: str | None, result: PlanResult) -> RequestReading | None:
+        """The LLM's goal over `context`, settled (`settle_goal`); None (and `result.reason`) when there is none."""
         domain = self.world.domain
-        if given is not None:
-            try:
-                return parse_goal(domain, given, graph=graph), ""
-            except ProblemError as exc:
-                return None, f"the goal is not valid: {exc}"
         if self.llm is None:
-            return None, "no goal given and no LLM to write one"
-        generated = GoalGenerator(self.llm, domain).generate(task, graph, retrieved, ledger=result.ledger,
-                                                             max_attempts=self.goal_attempts)
+            result.reason = "no goal given and no LLM to write one"
+            return None
+        generated = GoalGenerator(self.llm, domain).generate(task, graph, context, ledger=result.ledger,
+                                                             max_attempts=self.goal_attempts, speaker=speaker,
+                                                             keep_held=True)
         result.goal_attempts = generated.attempts
-        return generated.goal_pddl, generated.reason
+        result.reason = generated.reason
+        if generated.goal_pddl is None:
+            return None
+        return settle_goal(task, generated.literals, mentions, graph, domain, self.world.verifier.rules)
 
     def _solve(self, result: PlanResult, graph: WorldGraph, context: set[str]) -> PlanResult:
         goal = result.goal or "(and)"
@@ -207,6 +229,20 @@ class TaskPlanner:
         if validation is not None:
             seeds |= {n for literal in validation.unsatisfied for n in _NAME.findall(literal) if graph.has_entity(n)}
         return graph.neighborhood(seeds, 1)
+
+
+def _answered(result: PlanResult, reading: RequestReading) -> bool:
+    """Record a request that ends before any plan (asked, impossible, satisfied); False for a goal to plan."""
+    if reading.outcome == ASKED:
+        result.status, result.question = "asked", reading.question
+        result.reason = f"the request fits more than one thing in memory: {reading.question}"
+    elif reading.outcome == IMPOSSIBLE:
+        result.status, result.reason = "impossible", f"this cannot be done here: {reading.reason}"
+    elif reading.outcome == SATISFIED:
+        result.status, result.goal, result.reason = "satisfied", reading.goal, "nothing to do: the goal holds already"
+    else:
+        return False
+    return True
 
 
 def _record(result: PlanResult, problem: upm.Problem, outcome: PlanOutcome) -> None:

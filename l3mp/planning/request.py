@@ -5,7 +5,8 @@ The request's mentions are grounded over the whole graph, the plain reading of `
 mode: "me" is the speaker, "all the lights in the kitchen" names each) gives the literals that must hold, and
 alike things are told apart by what is not so yet (only the lamp that is on can be switched off); when several
 still fit, the answer is the question to ask. A request whose literals all hold already is satisfied. A request the
-reading does not explain goes to the LLM (`l3mp.planning.goal`).
+reading does not explain goes to the LLM (`l3mp.planning.goal`), over the context its grounded mentions give
+(`grounded_context`); its literals are then settled the same way (`settle_goal`).
 """
 
 from __future__ import annotations
@@ -15,13 +16,20 @@ from dataclasses import dataclass
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
+from l3mp.domain.triplets import Fact
+from l3mp.planning.goal import WILDCARD, Literal, holds
 from l3mp.planning.impossible import why_impossible
-from l3mp.retrieval.grounding import Grounder, Mention
+from l3mp.retrieval.base import Retrieved
+from l3mp.retrieval.context import DEFAULT_DEPTH, assemble
+from l3mp.retrieval.grounding import Grounder, Mention, tokens
 from l3mp.updates import meaning
+from l3mp.updates.meaning import Stated
 from l3mp.updates.reading import read
 from l3mp.world.graph import WorldGraph
 
 GOAL, ASKED, SATISFIED, IMPOSSIBLE = "goal", "asked", "satisfied", "impossible"
+KEEP_WORDS = frozenset({"leave", "keep", "stay", "stays", "remain", "remains", "still"})
+"""Words of a clause that asks to keep a thing as it is ("but leave the bedside lamp on")."""
 
 
 @dataclass(frozen=True)
@@ -52,8 +60,90 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
                                        near=False)
     if question:
         return RequestReading(ASKED, question=question)
-    literals = sorted({str(s.fact) if s.true else f"(not {s.fact})" for s in stated})
-    goal = literals[0] if len(literals) == 1 else f"(and {' '.join(literals)})"
-    if not any(s.is_change(graph) for s in stated):
-        return RequestReading(SATISFIED, goal)
-    return RequestReading(GOAL, goal)
+    return _answer(sorted(stated, key=str), (), changes=any(s.is_change(graph) for s in stated))
+
+
+def grounded_context(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain, *,
+                     speaker: str | None = None) -> Retrieved | None:
+    """The context the LLM writes the goal over: every entity the mentions may name (and the speaker), their
+    surroundings one fact away (the lights of "the bathroom", the dishes on "the kitchen island") and the robot;
+    None when the request names nothing the memory has."""
+    names = meaning.allowed_entities(mentions, graph, task)
+    if speaker is not None and graph.has_entity(speaker):
+        names.add(speaker)
+    if not names:
+        return None
+    return assemble("grounded", graph, domain, names, DEFAULT_DEPTH, {"mentions": [m.words for m in mentions]})
+
+
+def settle_goal(task: str, literals: Sequence[Literal], mentions: Sequence[Mention], graph: WorldGraph,
+                domain: Domain, rules: RuleSet) -> RequestReading:
+    """The LLM's goal literals settled as a plain reading's are:
+
+    - "all the X" of a request that names only some X ("all the dishes on the kitchen island"): those X, not every
+      X of the home;
+    - a thing's not being somewhere that its new place implies ("in the fridge, not in the pantry") is left out;
+    - alike things are settled by what is not so yet, or asked about (`meaning.resolve`);
+    - a goal that holds entirely is satisfied; otherwise what holds already is left out, unless the request asks
+      to keep it ("leave the lamp on")."""
+    literals = _without_implied(_narrowed(literals, mentions, graph, domain), rules)
+    quantified = [lit for lit in literals if lit.quantified]
+    ground = [Stated(Fact(lit.predicate, lit.args), not lit.negated) for lit in literals if not lit.quantified]
+    stated, question = meaning.resolve(ground, mentions, graph, domain, rules, near=False)
+    if question:
+        return RequestReading(ASKED, question=question)
+    changes = any(s.is_change(graph) for s in stated) or not all(holds(lit, graph, domain) for lit in quantified)
+    if changes:
+        stated = [s for s in stated if s.is_change(graph) or _asked_to_keep(s, task, mentions)]
+    return _answer(stated, quantified, changes=changes)
+
+
+def _answer(stated: Sequence[Stated], quantified: Sequence[Literal], *,
+            changes: bool) -> RequestReading:
+    parts = list(dict.fromkeys([*map(str, stated), *(lit.to_pddl() for lit in quantified)]))
+    goal = parts[0] if len(parts) == 1 else f"(and {' '.join(parts)})"
+    return RequestReading(GOAL if changes else SATISFIED, goal)
+
+
+def _narrowed(literals: Sequence[Literal], mentions: Sequence[Mention], graph: WorldGraph,
+              domain: Domain) -> list[Literal]:
+    """Each ``ALL_<type>`` argument that one plural mention of fewer than every thing of that type stands for,
+    replaced by that mention's things (one literal each)."""
+    out: list[Literal] = []
+    for lit in literals:
+        position = next((j for j, a in enumerate(lit.args) if a.startswith(WILDCARD)), None)
+        if position is None:
+            out.append(lit)
+            continue
+        type_ = lit.args[position][len(WILDCARD):]
+        every = {n for n in graph.entities() if domain.is_subtype(graph.entity_type(n) or "", type_)}
+        groups = [set(m.candidates) for m in mentions if m.plural and m.qualifies is None
+                  and set(m.candidates) & every]
+        if len(groups) != 1 or not groups[0] < every:
+            out.append(lit)
+            continue
+        out += [Literal(lit.predicate, (*lit.args[:position], n, *lit.args[position + 1:]), lit.negated, lit.quote)
+                for n in sorted(groups[0] & every)]
+    return out
+
+
+def _without_implied(literals: Sequence[Literal], rules: RuleSet) -> list[Literal]:
+    """Without ``not (inside bottle pantry)`` when the goal puts the bottle elsewhere under a rule that allows it
+    one place."""
+    placed = {(rule.name, key) for lit in literals if not lit.negated and not lit.quantified
+              for rule in rules.for_predicate(lit.predicate) if rule.max == 1
+              for key in rule.keys_of(lit.predicate, lit.args)}
+    return [lit for lit in literals if not (lit.negated and any(
+        (rule.name, key) in placed for rule in rules.for_predicate(lit.predicate) if rule.max == 1
+        for key in rule.keys_of(lit.predicate, lit.args)))]
+
+
+def _asked_to_keep(literal: Stated, task: str, mentions: Sequence[Mention]) -> bool:
+    """Whether a clause that asks to keep things as they are ("leave the bedside lamp on") names the literal's
+    thing."""
+    words = tokens(task)
+    for start, end in meaning.clauses(words):
+        if KEEP_WORDS & set(words[start:end]) and any(
+                start <= m.start < end and literal.fact.args[0] in m.candidates for m in mentions):
+            return True
+    return False

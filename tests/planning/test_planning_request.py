@@ -1,20 +1,27 @@
-"""Plain requests read without the LLM (l3mp/planning/request.py) on a generated house (seed 7, the main job's; the
-goals benchmark uses other houses): goals, questions back, nothing to do, and TaskPlanner taking that path."""
+"""What requests come to (l3mp/planning/request.py, l3mp/planning/impossible.py) on a generated house (seed 7, the
+main job's; the goals benchmark uses other houses): plain requests read into goals without the LLM, questions back,
+nothing to do, what this home cannot do, and the LLM's goals settled the same way. The LLM is the scripted server
+(a TEST DOUBLE for a paid API) answering with the literals each test queues."""
 
 from __future__ import annotations
 
+import json
 from functools import cache
 
 import pytest
 from l3mp_sim.house import house_graph
 
-from l3mp.planning.goal import same_goal
+from l3mp.llm.client import ChatLLM
+from l3mp.planning.goal import Literal, same_goal
 from l3mp.planning.pipeline import TaskPlanner
-from l3mp.planning.request import ASKED, GOAL, IMPOSSIBLE, SATISFIED, read_request
+from l3mp.planning.request import ASKED, GOAL, IMPOSSIBLE, SATISFIED, read_request, settle_goal
 from l3mp.retrieval import FullRetriever
+from l3mp.retrieval.grounding import Grounder
 from l3mp.world.delta import state_delta
 from l3mp.world.model import WorldModel
 from tests.helpers import household, household_rules
+from tests.llm.conftest import settings_for
+from tests.llm.scripted_server import ScriptedServer, reply
 
 
 @cache
@@ -117,3 +124,76 @@ def test_the_planner_answers_impossible_without_a_plan_or_an_llm():
     assert result.status == "impossible" and result.outcome == "impossible" and result.plan == []
     assert result.reason == "this cannot be done here: there is no sandwich in memory"
     assert result.to_json()["outcome"] == "impossible" and result.ledger.total_tokens == 0
+
+
+def settled(text: str, *literals: Literal):
+    world = _world()
+    mentions = Grounder(world.domain, world.verifier.rules).ground(text, world.graph)
+    return settle_goal(text, literals, mentions, world.graph, world.domain, world.verifier.rules)
+
+
+def test_a_model_goal_keeps_what_the_request_asks_to_keep_and_drops_what_it_copied():
+    found = settled("Turn off the desk lamp and leave the bedside lamp on.",
+                    Literal("light_on", ("desk_lamp_1",), True), Literal("light_on", ("bedside_lamp_1",), False),
+                    Literal("hand_empty", ("the_robot",), False))
+    assert found.outcome == GOAL
+    assert found.goal == "(and (not (light_on desk_lamp_1)) (light_on bedside_lamp_1))"
+
+
+def test_a_model_goal_leaves_out_a_place_its_new_place_rules_out():
+    found = settled("Put the atlas in the garage fridge, not on a bookshelf.",
+                    Literal("inside", ("atlas_1", "garage_fridge_1"), False),
+                    Literal("on", ("atlas_1", "bookshelf_2"), True))
+    assert found.outcome == GOAL and found.goal == "(inside atlas_1 garage_fridge_1)"
+
+
+def test_a_model_all_goal_over_a_group_the_request_narrows_names_the_group():
+    found = settled("Wash all the dishes on the kitchen islands.", Literal("dirty", ("ALL_dish",), True))
+    assert found.outcome == GOAL and found.goal == "(not (dirty wine_glass_1))"  # plate_1, also there, is clean
+    whole = settled("Wash every dish in the house.", Literal("dirty", ("ALL_dish",), True))
+    assert whole.goal == "(forall (?x0 - dish) (not (dirty ?x0)))"
+
+
+def test_a_model_goal_that_holds_already_is_satisfied_and_alike_things_it_picked_are_asked_about():
+    found = settled("Don't let the bedside lamp go dark.", Literal("light_on", ("bedside_lamp_1",), False))
+    assert found.outcome == SATISFIED and found.goal == "(light_on bedside_lamp_1)"
+    asked = settled("Somebody's phone is ringing again, could you deal with it?",
+                    Literal("ringing", ("blue_phone_1",), True))
+    assert asked.outcome == ASKED and asked.question.startswith("Which phone do you mean: the blue phone")
+
+
+@pytest.fixture
+def server():
+    with ScriptedServer() as scripted:
+        yield scripted
+
+
+def _variant(request: dict, predicate: str) -> list[list[str]]:
+    variants = request["response_format"]["json_schema"]["schema"]["properties"]["literals"]["items"]["anyOf"]
+    (variant,) = [v for v in variants if v["properties"]["predicate"]["enum"] == [predicate]]
+    return [arg["enum"] for arg in variant["properties"]["args"]["prefixItems"]]
+
+
+def test_the_model_writes_the_goal_over_the_grounded_things_and_is_told_the_speaker(server):
+    server.push(reply(json.dumps({"literals": [
+        {"predicate": "light_on", "args": ["overhead_light_7"], "negated": False, "quote": "can't see"}]})))
+    llm = ChatLLM(settings_for(server.url, timeout_s=1.0, max_retries=0))
+    result = TaskPlanner(_world(), llm, FullRetriever()).plan("I can't see a thing in kitchen 2, could you help?",
+                                                              speaker="jessica")
+    assert result.ok and result.goal_source == "llm" and result.goal == "(light_on overhead_light_7)", result.reason
+    (lights,) = _variant(server.requests[0], "light_on")
+    assert {"overhead_light_7", "under_cabinet_light_2"} <= set(lights) and "bedside_lamp_1" not in lights
+    person, _ = _variant(server.requests[0], "has")
+    assert "jessica" in person
+    assert server.requests[0]["messages"][-1]["content"].endswith(
+        'Said by jessica ("me", "my" in the task).\nTask: I can\'t see a thing in kitchen 2, could you help?')
+
+
+def test_alike_things_the_model_picked_from_are_asked_about_instead_of_planned(server):
+    server.push(reply(json.dumps({"literals": [
+        {"predicate": "ringing", "args": ["blue_phone_2"], "negated": True, "quote": "deal with it"}]})))
+    llm = ChatLLM(settings_for(server.url, timeout_s=1.0, max_retries=0))
+    result = TaskPlanner(_world(), llm, FullRetriever()).plan("Somebody's phone is ringing again, could you deal "
+                                                              "with it?")
+    assert result.outcome == "asked" and result.plan == [] and result.goal_source == "llm"
+    assert result.question.startswith("Which phone do you mean:") and len(server.requests) == 1
