@@ -12,6 +12,7 @@ from typing import Any
 
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.event_handler import SubscriptionEventCallbacks
+from rclpy.qos import QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
@@ -29,12 +30,15 @@ from l3mp.world.query import find_entities, find_facts, known_entity
 from l3mp.world.record import ChangeRecord
 from l3mp.world.store import default_store_path
 
+PERCEPTION_DEPTH = 10_000
+"""History of the perception subscription (reliable): messages DDS keeps for the node while its executor is busy
+(a shallower history drops the oldest unread ones silently when a burst outruns the executor)."""
 INBOX_MESSAGES = 10_000
 """Perception messages that may wait; the next one is answered ``busy`` at once (README: the burst absorbed)."""
 INBOX_BYTES = 256_000_000
 """Bytes of perception messages that may wait."""
 GROUP_MESSAGES = 500
-"""Most waiting perception messages applied together (one fsync)."""
+"""Most waiting perception messages applied together (one fsync); fewer than the result topic's depth."""
 _OBSERVATION_ID = re.compile(r'"observation_id"\s*:\s*"((?:[^"\\]|\\.){1,200})"')
 log = logging.getLogger(__name__)
 
@@ -72,7 +76,8 @@ class WorldModelNode(L3mpNode):
         qos = m.request_qos()
         self.busy = self.lost = 0
         self._inbox = Inbox("l3mp-perception", self._perceive_group, failed=self._group_failed)
-        self.create_subscription(String, f"~/{m.PERCEPTION}", self.guarded(m.PERCEPTION, self._on_perception), qos,
+        self.create_subscription(String, f"~/{m.PERCEPTION}", self.guarded(m.PERCEPTION, self._on_perception),
+                                 QoSProfile(depth=PERCEPTION_DEPTH, reliability=ReliabilityPolicy.RELIABLE),
                                  callback_group=requests,
                                  event_callbacks=SubscriptionEventCallbacks(message_lost=self._on_lost))
         for name, handle in ((m.APPLY, self._on_apply), (m.QUERY, self._on_query), (m.NL_UPDATE, self._on_nl_update)):

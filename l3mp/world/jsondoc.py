@@ -79,20 +79,19 @@ def check_count(items: list, where: str, limit: int = MAX_TRIPLETS) -> list:
 
 def check_name(value: str, where: str) -> str:
     """`value` if it can be a name (entity, predicate, type): at most MAX_NAME_CHARS, no control characters."""
-    if len(value) > MAX_NAME_CHARS:
-        raise FormatError(f"{where}: a name of {len(value)} characters ({shown(value)}); at most {MAX_NAME_CHARS}")
-    if _CONTROL.search(value):
-        raise FormatError(f"{where}: the name {shown(value)} holds a control character (newline, tab, NUL, ...)")
-    return value
+    return _one_line(value, where, "name", MAX_NAME_CHARS)
 
 
 def check_text(value: str, where: str) -> str:
     """`value` if it can be a label or description: at most MAX_TEXT_CHARS, one line, no control characters."""
-    if len(value) > MAX_TEXT_CHARS:
-        raise FormatError(f"{where}: {len(value)} characters ({shown(value)}); at most {MAX_TEXT_CHARS}")
+    return _one_line(value, where, "text", MAX_TEXT_CHARS)
+
+
+def _one_line(value: str, where: str, kind: str, limit: int) -> str:
+    if len(value) > limit:
+        raise FormatError(f"{where}: a {kind} of {len(value)} characters ({shown(value)}); at most {limit}")
     if _CONTROL.search(value):
-        raise FormatError(f"{where}: {shown(value)} holds a control character (newline, tab, NUL, ...); "
-                          "write it on one line")
+        raise FormatError(f"{where}: the {kind} {shown(value)} holds a control character (newline, tab, NUL, ...)")
     return value
 
 
