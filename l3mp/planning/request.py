@@ -12,7 +12,7 @@ reading does not explain goes to the LLM (`l3mp.planning.goal`), over the contex
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
@@ -21,7 +21,7 @@ from l3mp.planning.goal import WILDCARD, Literal, holds
 from l3mp.planning.impossible import why_impossible
 from l3mp.retrieval.base import Retrieved
 from l3mp.retrieval.context import DEFAULT_DEPTH, assemble
-from l3mp.retrieval.grounding import Grounder, Mention, tokens
+from l3mp.retrieval.grounding import Grounder, Mention, places_of, tokens
 from l3mp.updates import meaning
 from l3mp.updates.meaning import Stated
 from l3mp.updates.reading import read
@@ -83,13 +83,15 @@ def settle_goal(task: str, literals: Sequence[Literal], mentions: Sequence[Menti
     - "all the X" of a request that names only some X ("all the dishes on the kitchen island"): those X, not every
       X of the home;
     - a thing's not being somewhere that its new place implies ("in the fridge, not in the pantry") is left out;
-    - alike things are settled by what is not so yet, or asked about (`meaning.resolve`);
+    - alike things are told apart by where the request says they come from ("the wine bottle from the counter"),
+      then by what is not so yet, or else asked about (`meaning.resolve`);
     - a goal that holds entirely is satisfied; otherwise what holds already is left out, unless the request asks
       to keep it ("leave the lamp on")."""
     literals = _without_implied(_narrowed(literals, mentions, graph, domain), rules)
     quantified = [lit for lit in literals if lit.quantified]
     ground = [Stated(Fact(lit.predicate, lit.args), not lit.negated) for lit in literals if not lit.quantified]
-    stated, question = meaning.resolve(ground, mentions, graph, domain, rules, near=False)
+    stated, question = meaning.resolve(ground, _from_places(task, mentions, graph, rules), graph, domain, rules,
+                                       near=False)
     if question:
         return RequestReading(ASKED, question=question)
     changes = any(s.is_change(graph) for s in stated) or not all(holds(lit, graph, domain) for lit in quantified)
@@ -124,6 +126,23 @@ def _narrowed(literals: Sequence[Literal], mentions: Sequence[Mention], graph: W
             continue
         out += [Literal(lit.predicate, (*lit.args[:position], n, *lit.args[position + 1:]), lit.negated, lit.quote)
                 for n in sorted(groups[0] & every)]
+    return out
+
+
+def _from_places(task: str, mentions: Sequence[Mention], graph: WorldGraph, rules: RuleSet) -> list[Mention]:
+    """Mentions of alike things narrowed to the one at the place they are taken from ("the wine bottle from the
+    counter", "the mug out of the sink"), when exactly one is there."""
+    words = tokens(task)
+    out = list(mentions)
+    for k, mention in enumerate(mentions):
+        if mention.plural or len(mention.candidates) < 2:
+            continue
+        place = next((m for m in mentions if mention.end < m.start <= mention.end + 3), None)
+        if place is None or not meaning.is_source(words, place.start):
+            continue
+        there = tuple(n for n in mention.candidates if places_of(graph, rules, n) & set(place.candidates))
+        if len(there) == 1:
+            out[k] = replace(mention, candidates=there)
     return out
 
 

@@ -147,6 +147,16 @@ def test_a_model_goal_leaves_out_a_place_its_new_place_rules_out():
     assert found.outcome == GOAL and found.goal == "(inside atlas_1 garage_fridge_1)"
 
 
+def test_alike_things_the_model_picked_from_are_told_apart_by_where_the_request_takes_one_from():
+    for picked in ("small_yogurt_1", "small_yogurt_2"):  # the model may pick either; the words say which
+        found = settled("Put the small yogurt from the fridge in kitchen 2 on the counter, not in a pantry.",
+                        Literal("on", (picked, "counter_1"), False))
+        assert found.outcome == GOAL and found.goal == "(on small_yogurt_2 counter_1)"
+    asked = settled("Put the small yogurt on the counter, not in a pantry.",
+                    Literal("on", ("small_yogurt_1", "counter_1"), False))
+    assert asked.outcome == ASKED
+
+
 def test_a_model_all_goal_over_a_group_the_request_narrows_names_the_group():
     found = settled("Wash all the dishes on the kitchen islands.", Literal("dirty", ("ALL_dish",), True))
     assert found.outcome == GOAL and found.goal == "(not (dirty wine_glass_1))"  # plate_1, also there, is clean
