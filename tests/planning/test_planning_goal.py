@@ -209,3 +209,27 @@ def test_without_quantifier_requirements_the_llm_is_offered_no_wildcard_and_one_
     assert variant["properties"]["args"]["prefixItems"][0]["enum"] == ["l1", "l2"]
     assert "ALL_lamp: this domain does not allow 'all' goals" in result.attempts[0].problems[0]
     assert result.goal_pddl == "(and (not (lit l1)))" and len(result.attempts) == 2
+
+
+def test_the_worked_goal_examples_are_valid_goals_of_their_example_home_and_no_benchmark_request():
+    from l3mp.bench.goal_suite import load_benchmark
+    from l3mp.domain.triplets import fact_from_triplet
+    from l3mp.llm.prompts import load_examples
+    from l3mp.planning.goal import Literal, assemble_goal, holds
+
+    domain = household()
+    example = load_examples(domain.source)["goal"]
+    graph = WorldGraph()
+    for name, spec in example["entities"].items():
+        graph.add_entity(name, spec["type"], label=spec["label"])
+    for triplet in example["facts"]:
+        graph.add_fact(fact_from_triplet(triplet)[0])
+    benchmark = {case.text.lower() for case in load_benchmark().cases}
+    kinds = set()
+    for task in example["tasks"]:
+        literals = [Literal(lit["predicate"], tuple(lit["args"]), lit["negated"]) for lit in task["answer"]]
+        parse_goal(domain, assemble_goal(literals), graph=graph)
+        assert task["text"].lower() not in benchmark
+        assert not all(holds(lit, graph, domain) for lit in literals), task["text"]
+        kinds |= {lit.predicate for lit in literals} | {"kept" for lit in literals if holds(lit, graph, domain)}
+    assert {"light_on", "tv_on", "has", "on", "is_open", "ringing", "dirty", "kept"} <= kinds
