@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from l3mp.bench.faults_suite import Answers, publish_burst
 from l3mp.ros import protocol as m
+from l3mp.ros.burst import Answers, publish_burst
 from l3mp.ros.client import Client
 from l3mp.ros.launcher import NodeProcess, random_domain, ros_environment, write_params
 from l3mp.world import store as store_module
