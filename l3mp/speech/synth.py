@@ -1,5 +1,8 @@
 """Spoken test audio made offline: espeak-ng says a text, sox makes it 16 kHz mono 16-bit and may add noise.
 
+Every sox call runs in its repeatable mode (``-R``: the same seed for its dither and its noise), so the same text
+gives the same samples every time and a test or benchmark result does not depend on chance.
+
 Used by the speech benchmark and the tests (Debian packages ``espeak-ng`` and ``sox``, installed by the set-up).
 """
 
@@ -38,19 +41,19 @@ def speak(text: str, out: Path, *, voice: str = VOICES[0], words_per_minute: int
     with tempfile.TemporaryDirectory(prefix="l3mp-speak-") as tmp:
         raw, clean, hiss = Path(tmp) / "raw.wav", Path(tmp) / "clean.wav", Path(tmp) / "noise.wav"
         _run(["espeak-ng", "-v", voice, "-s", str(words_per_minute), "-w", str(raw), text])
-        _run(["sox", str(raw), "-r", str(SAMPLE_RATE), "-c", "1", "-b", "16", str(clean)])
+        _run(["sox", "-R", str(raw), "-r", str(SAMPLE_RATE), "-c", "1", "-b", "16", str(clean)])
         if noise <= 0:
             shutil.copyfile(clean, out)
             return out
-        _run(["sox", str(clean), str(hiss), "synth", "whitenoise", "vol", f"{noise:g}"])
-        _run(["sox", "-m", "-v", "1", str(clean), "-v", "1", str(hiss), "-b", "16", str(out)])
+        _run(["sox", "-R", str(clean), str(hiss), "synth", "whitenoise", "vol", f"{noise:g}"])
+        _run(["sox", "-R", "-m", "-v", "1", str(clean), "-v", "1", str(hiss), "-b", "16", str(out)])
     return out
 
 
 def silence(out: Path, seconds: float = 1.5) -> Path:
     """Write `seconds` of digital silence to the WAV `out`."""
     require_tools()
-    _run(["sox", "-n", "-r", str(SAMPLE_RATE), "-c", "1", "-b", "16", str(out), "trim", "0", f"{seconds:g}"])
+    _run(["sox", "-R", "-n", "-r", str(SAMPLE_RATE), "-c", "1", "-b", "16", str(out), "trim", "0", f"{seconds:g}"])
     return out
 
 
