@@ -92,10 +92,6 @@ class GrammarBuilder:
         self._phrasings = phrasings if phrasings is not None else Phrasings.for_domain(domain)
         self._lexicon = lexicon if lexicon is not None else Lexicon.for_domain(domain)
 
-    @property
-    def phrasings(self) -> Phrasings:
-        return self._phrasings
-
     def vocabulary(self, graph: WorldGraph) -> Vocabulary:
         """The spoken phrases of every slot type of the phrasings (and rooms, for "in the kitchen")."""
         types = {name: graph.entity_type(name) or "" for name in graph.entities()}

@@ -18,7 +18,7 @@ from l3mp.updates.meaning import is_question
 from l3mp.world.graph import WorldGraph
 
 ASK = "ask"
-ROUTES = (TASK, UPDATE, QUESTION, ASK)
+"""The route of a transcript the robot asks back about instead of acting (besides the phrasings' kinds)."""
 MIN_CONFIDENCE = 0.5
 """Below this confidence the robot asks back instead of acting."""
 EXAMPLE = "for example 'turn off the light in the kitchen' or 'where is the mug'"
@@ -26,7 +26,8 @@ EXAMPLE = "for example 'turn off the light in the kitchen' or 'where is the mug'
 
 @dataclass(frozen=True)
 class Route:
-    """Where a transcript goes: `kind` (one of ROUTES), the text the service gets, and for `ask` what to say."""
+    """Where a transcript goes: `kind` (task, update, question or ask), the text the service gets, and for `ask`
+    what to say."""
 
     kind: str
     text: str
