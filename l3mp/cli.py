@@ -19,6 +19,7 @@ from l3mp.cli_eval import add_eval_parser
 from l3mp.cli_llm import add_llm_parser, prefer_shared_server
 from l3mp.cli_nl import add_update_parser
 from l3mp.cli_plan import add_plan_parser
+from l3mp.cli_speech import add_listen_parser
 from l3mp.cli_thor import add_thor_parser
 from l3mp.domain.paths import DEFAULT_DOMAIN
 from l3mp.domain.triplets import fact_to_triplet
@@ -163,6 +164,7 @@ def build_parser() -> Parser:
     add_update_parser(command)
     add_ask_parser(sub, common)
     add_plan_parser(command)
+    add_listen_parser(sub, common)
     add_eval_parser(command)
     add_llm_parser(sub, parents=[common])
     add_thor_parser(sub, common)

@@ -5,6 +5,13 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
 PY="${PYTHON:-python3}"
 STAMP="$VENV/.l3mp-install-stamp"
+# espeak-ng and sox (Debian packages) make the spoken audio of the speech tests and benchmark (issue 15)
+if ! command -v espeak-ng >/dev/null || ! command -v sox >/dev/null; then
+  SUDO=()
+  [[ "$(id -u)" -eq 0 ]] || SUDO=(sudo)
+  { "${SUDO[@]}" apt-get update -qq && "${SUDO[@]}" apt-get install -y -qq espeak-ng sox >/dev/null; } || {
+    echo "l3mp: install the Debian packages espeak-ng and sox (apt-get install -y espeak-ng sox)" >&2; exit 1; }
+fi
 want="$(cat "$ROOT"/requirements*.txt "$ROOT/setup.py" "$ROOT/setup.cfg" | sha256sum | cut -d' ' -f1)"
 if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]]; then
   exit 0

@@ -26,6 +26,7 @@ SUITE_MODULES = (
     "l3mp.bench.update_suite",
     "l3mp.bench.thor_suite",
     "l3mp.bench.question_suite",
+    "l3mp.bench.speech_suite",
 )
 """Modules that register suites when imported (each later suite adds its module here)."""
 

@@ -16,6 +16,9 @@ from l3mp.domain.paths import share_dirs
 from l3mp.errors import L3mpError
 
 NODE_NAMES = ("world_model", "planner", "executor")
+OPTIONAL_NODES = ("speech",)
+"""Nodes the bringup starts only when their ``enabled`` parameter is true in its parameters file (or --nodes names
+them)."""
 DEFAULT_PARAMS = "l3mp.yaml"
 # How soon a stop signal ends the spin when no message arrives.
 STOP_POLL_SECONDS = 0.2
@@ -45,7 +48,11 @@ def node_factory(name: str) -> Callable[[], Any]:
         from l3mp.ros.executor_node import ExecutorNode
 
         return ExecutorNode
-    raise L3mpError(f"unknown node {name!r}; valid: {', '.join(NODE_NAMES)}")
+    if name == "speech":
+        from l3mp.ros.speech_node import SpeechNode
+
+        return SpeechNode
+    raise L3mpError(f"unknown node {name!r}; valid: {', '.join(NODE_NAMES + OPTIONAL_NODES)}")
 
 
 def run_nodes(names: Sequence[str], argv: Sequence[str]) -> int:
@@ -104,6 +111,10 @@ def executor_main() -> int:
     return run_nodes(["executor"], sys.argv)
 
 
+def speech_main() -> int:
+    return run_nodes(["speech"], sys.argv)
+
+
 def config_path(name: str = DEFAULT_PARAMS) -> Path:
     """A shipped parameters file (``config/<name>``), from the checkout or an install."""
     for base in share_dirs():
@@ -119,19 +130,34 @@ def bringup_args(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     parser = argparse.ArgumentParser(prog="l3mp-ros-bringup", description="Start l3mp's ROS 2 nodes in one process "
                                      "with a parameters YAML (the same files the launch files use).")
     parser.add_argument("--params-file", metavar="YAML", help=f"parameters (default: the shipped {DEFAULT_PARAMS})")
-    parser.add_argument("--nodes", default=",".join(NODE_NAMES),
-                        help=f"comma-separated nodes to start (default: {','.join(NODE_NAMES)})")
+    parser.add_argument("--nodes", help=f"comma-separated nodes to start (default: {','.join(NODE_NAMES)}, and "
+                        f"{', '.join(OPTIONAL_NODES)} when enabled in the parameters file)")
     ours, ros = (list(argv), []) if "--ros-args" not in argv else \
         (list(argv[:argv.index("--ros-args")]), list(argv[argv.index("--ros-args") + 1:]))
     args = parser.parse_args(ours)
-    names = [n.strip() for n in args.nodes.split(",") if n.strip()]
-    unknown = [n for n in names if n not in NODE_NAMES]
-    if unknown or not names:
-        parser.error(f"unknown node(s) {', '.join(unknown) or '(none given)'}; valid: {', '.join(NODE_NAMES)}")
     params = Path(args.params_file) if args.params_file else config_path()
     if not params.is_file():
         parser.error(f"no parameters file {params}")
+    names = [n.strip() for n in args.nodes.split(",") if n.strip()] if args.nodes is not None else [
+        *NODE_NAMES, *enabled_nodes(params)]
+    unknown = [n for n in names if n not in NODE_NAMES + OPTIONAL_NODES]
+    if unknown or not names:
+        parser.error(f"unknown node(s) {', '.join(unknown) or '(none given)'}; valid: "
+                     f"{', '.join(NODE_NAMES + OPTIONAL_NODES)}")
     return names, ["l3mp-ros-bringup", "--ros-args", "--params-file", str(params), *ros]
+
+
+def enabled_nodes(params: Path) -> list[str]:
+    """The optional nodes whose ``enabled`` parameter is true in the parameters YAML `params`."""
+    import yaml
+
+    try:
+        document = yaml.safe_load(params.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        return []  # the nodes say what is wrong with the file when they load it
+    return [name for name in OPTIONAL_NODES
+            if isinstance(document, dict) and ((document.get(name) or {}).get("ros__parameters") or {}).get("enabled")
+            is True]
 
 
 def bringup_main(argv: Sequence[str] | None = None) -> int:

@@ -76,7 +76,20 @@ EXECUTOR = (
     Param("limits.max_queue", 16, "most plans waiting; more are refused with an error"),
 )
 
-NODES: dict[str, tuple[Param, ...]] = {"world_model": WORLD_MODEL, "planner": PLANNER, "executor": EXECUTOR}
+SPEECH = (
+    *COMMON,
+    Param("enabled", False, "start the speech node with the stack in l3mp-ros-bringup (ros2 launch: speech:=true)"),
+    Param("planner_node", "planner", "name (relative topic prefix) of the planner node that gets spoken tasks"),
+    Param("min_confidence", 0.5, "below this transcript confidence (0..1) the robot asks back"),
+    Param("dictation.base_url", "", "OpenAI-compatible transcription endpoint for speech the grammar is unsure of; "
+          "empty: $L3MP_SPEECH_DICTATION_URL, else offline only"),
+    Param("dictation.model", "", "its model; empty: $L3MP_SPEECH_DICTATION_MODEL or whisper-1"),
+    Param("limits.max_message_bytes", 100_000, "largest accepted ~/audio_wav message in bytes"),
+    Param("limits.max_queue", 8, "most utterances waiting; more are refused with an error"),
+)
+
+NODES: dict[str, tuple[Param, ...]] = {"world_model": WORLD_MODEL, "planner": PLANNER, "executor": EXECUTOR,
+                                       "speech": SPEECH}
 """Declared parameters by node name (the names the launch files and config/*.yaml use)."""
 
 

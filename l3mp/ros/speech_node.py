@@ -16,24 +16,12 @@ from l3mp.ros import speech_protocol as s
 from l3mp.ros.base import L3mpNode
 from l3mp.ros.follow import Follower
 from l3mp.ros.health import age
-from l3mp.ros.params import COMMON, Param
+from l3mp.ros.params import SPEECH
 from l3mp.ros.replica import Replica
 from l3mp.ros.worker import Worker
 from l3mp.speech.audio import Audio, from_samples, read_wav
-from l3mp.speech.routing import ASK, MIN_CONFIDENCE
+from l3mp.speech.routing import ASK
 
-SPEECH = (
-    *COMMON,
-    Param("enabled", False, "start the speech node with the stack (l3mp-ros-bringup, launch/l3mp.launch.py)"),
-    Param("planner_node", "planner", "name (relative topic prefix) of the planner node that gets spoken tasks"),
-    Param("min_confidence", MIN_CONFIDENCE, "below this transcript confidence (0..1) the robot asks back"),
-    Param("dictation.base_url", "", "OpenAI-compatible transcription endpoint for speech the grammar is unsure of; "
-          "empty: $L3MP_SPEECH_DICTATION_URL, else offline only"),
-    Param("dictation.model", "", "its model; empty: $L3MP_SPEECH_DICTATION_MODEL or whisper-1"),
-    Param("limits.max_message_bytes", 100_000, "largest accepted ~/audio_wav message in bytes"),
-    Param("limits.max_queue", 8, "most utterances waiting; more are refused with an error"),
-)
-"""The speech node's parameters (its entry in l3mp.ros.params.NODES)."""
 SYNC_WAIT_S = 10.0
 """How long an utterance waits for the first state of the world model before it fails."""
 

@@ -34,6 +34,7 @@ class _Recorded:
 
 def _launch_stubs() -> dict[str, types.ModuleType]:
     names = {"launch": ["LaunchDescription"], "launch.actions": ["DeclareLaunchArgument"],
+             "launch.conditions": ["IfCondition"],
              "launch.substitutions": ["LaunchConfiguration", "PathJoinSubstitution"],
              "launch_ros.actions": ["Node"], "launch_ros.substitutions": ["FindPackageShare"]}
     modules = {"launch_ros": types.ModuleType("launch_ros")}
