@@ -25,6 +25,7 @@ from l3mp.ros.params import WORLD_MODEL, check_retrieval, llm_settings
 from l3mp.ros.replica import Replica, state_message
 from l3mp.ros.worker import Worker
 from l3mp.world.delta import Delta
+from l3mp.world.jsondoc import MAX_DEPTH, check_depth
 from l3mp.world.model import Observation, Outcome, Update, WorldModel
 from l3mp.world.query import find_entities, find_facts, known_entity
 from l3mp.world.record import ChangeRecord
@@ -118,6 +119,8 @@ class WorldModelNode(L3mpNode):
                 parsed.append(self._perception(data))
             except FormatError as exc:
                 self.publish_result(m.error(m.PERCEPTION, _perception_id(data), "malformed", str(exc)))
+            except Exception as exc:  # a bug reading one message must not cost the others of the group
+                self._group_failed([data], exc)
         try:
             outcomes = iter(self._write([o for _, observations in parsed for o in observations]))
         except StoreError as exc:
@@ -129,7 +132,10 @@ class WorldModelNode(L3mpNode):
 
     def _perception(self, data: str) -> tuple[str, list[Observation]]:
         """A perception message's id and batches; FormatError if it is malformed or too large."""
-        value = m.decode(data, max_bytes=self.params["limits.max_message_bytes"])
+        try:
+            value = check_depth(m.decode(data, max_bytes=self.params["limits.max_message_bytes"]), "message")
+        except RecursionError:  # json's own nesting limit
+            raise FormatError(f"message is nested deeper than {MAX_DEPTH} levels") from None
         batches = value if isinstance(value, list) else [value]
         observations = [_observation(batch, i, len(batches)) for i, batch in enumerate(batches)]
         triplets = sum(len(o.facts) for o in observations)
@@ -153,6 +159,7 @@ class WorldModelNode(L3mpNode):
                                         "rejected (see 'batches'); the others were applied", **fields))
 
     def _group_failed(self, messages: list[str], exc: Exception) -> None:
+        self.get_logger().error(f"perception: internal error: {type(exc).__name__}: {exc}")
         for data in messages:
             self.publish_result(m.error(m.PERCEPTION, _perception_id(data), "internal", f"{type(exc).__name__}: {exc}"))
 

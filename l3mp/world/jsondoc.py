@@ -57,6 +57,11 @@ def parse_json(data: str | bytes, *, what: str, max_bytes: int, max_depth: int =
         raise FormatError(f"{what} is nested deeper than {max_depth} levels") from None
     except _DuplicateKey as exc:
         raise FormatError(f"{what} has the key {shown(exc.args[0])} twice in one object; keep one") from None
+    return check_depth(value, what, max_depth)
+
+
+def check_depth(value: Any, what: str, max_depth: int = MAX_DEPTH) -> Any:
+    """`value` if its arrays and objects nest at most `max_depth` deep; FormatError naming `what` otherwise."""
     if _depth_exceeds(value, max_depth):
         raise FormatError(f"{what} is nested deeper than {max_depth} levels")
     return value

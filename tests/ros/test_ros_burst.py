@@ -88,3 +88,18 @@ def test_the_node_heals_after_a_failed_write(tmp_path: Path, monkeypatch: pytest
         client.close()
     with Store(store, read_only=True) as reader:
         assert reader.open().warnings == [] and [r.ref for r in reader.records()][-1] == "burst-2"
+
+
+def test_a_deeply_nested_message_is_malformed_and_costs_no_other_message(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "world")
+    client = Client(("world_model",), {"world_model": {"store_path": str(store), "fsync": False}})
+    try:
+        client.wait(m.WORLD_MODEL_STATE, timeout=START_S)
+        deep = '{"observation_id": "deep-1", "triplets": ' + "[" * 1000 + "]" * 1000 + "}"
+        client.publish(m.WORLD_MODEL_PERCEPTION, deep)
+        client.publish(m.WORLD_MODEL_PERCEPTION, batch(3))
+        bad = client.result(m.WORLD_MODEL_RESULTS, "deep-1")
+        assert bad["error"]["code"] == "malformed" and "nested deeper than" in bad["error"]["message"]
+        assert client.result(m.WORLD_MODEL_RESULTS, "burst-3")["ok"]
+    finally:
+        client.close()
