@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -156,12 +156,14 @@ class GoalGenerator:
     def generate(
         self, task: str, graph: WorldGraph, retrieved: Retrieved, *, ledger: TokenLedger, max_attempts: int = 3,
         speaker: str | None = None, keep_held: bool = False,
+        check: Callable[[Sequence[Literal]], list[str]] | None = None,
     ) -> GoalResult:
         """The goal of `task` over the retrieved context; re-prompts with the problems found, at most `max_attempts`.
 
         `speaker`: who says the task (who "me" is), told to the LLM. Literals that already hold are dropped (and a
         goal that holds entirely is re-prompted), unless `keep_held`: then the caller judges them (a literal the
-        task asks to keep, a goal that holds already)."""
+        task asks to keep, a goal that holds already). `check` gives more problems of a goal's literals (the
+        request's words, `l3mp.planning.wording`), re-prompted as the others."""
         context = context_entities(graph, retrieved) | {c for c in self.domain.constants if graph.has_entity(c)}
         if speaker is not None and graph.has_entity(speaker):
             context.add(speaker)
@@ -175,6 +177,8 @@ class GoalGenerator:
             goal, literals, note = None, [], ""
             if not problems:
                 literals, problems, note = self._check(data, graph, context, keep_held)
+            if not problems and check is not None:
+                problems = tuple(check(literals))
             if not problems:
                 goal = assemble_goal(literals)
                 problems = self._verify(goal, graph, retrieved)

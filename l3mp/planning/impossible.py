@@ -52,11 +52,12 @@ PHRASE_WORDS = 4
 
 
 @dataclass(frozen=True)
-class _Clause:
+class Clause:
+    """A clause of a request (token span) and, when it asks for something, the index of its imperative verb."""
+
     start: int
     end: int
-    verb: int
-    """Index of the imperative verb."""
+    verb: int | None
 
 
 def why_impossible(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain, rules: RuleSet,
@@ -65,7 +66,9 @@ def why_impossible(task: str, mentions: Sequence[Mention], graph: WorldGraph, do
     `mentions` are the task's mentions grounded over the whole graph."""
     words = tokens(task)
     covered = {i for m in mentions for i in range(m.start, m.end)}
-    for clause in _imperative_clauses(task, words, covered):
+    for clause in clauses_of(task, words, covered):
+        if clause.verb is None:
+            continue
         why = (_missing_thing(words, clause, covered) or _state_not_for(words, clause, mentions, graph, domain,
                                                                          lexicon)
                or _nothing_there(words, clause, mentions, graph, domain, rules, lexicon))
@@ -86,9 +89,11 @@ def _pieces(task: str) -> list[tuple[int, int]]:
     return out
 
 
-def _imperative_clauses(task: str, words: list[str], covered: set[int]) -> list[_Clause]:
-    """Clauses that open (after words of politeness) with a verb: a word that is no pronoun, no known thing, and
-    not followed by a word of being ("Michael is ...", "the pan needs ...")."""
+def clauses_of(task: str, words: list[str], covered: set[int]) -> list[Clause]:
+    """The clauses of a request (split at punctuation and at "and", "but", ...; `words` are its `tokens`,
+    `covered` the token indices its mentions cover). A clause asks for something when it opens (after words of
+    politeness) with a verb: a word that is no pronoun, no known thing, and not followed by a word of being
+    ("Michael is ...", "the pan needs ..."); the others say what is so."""
     out = []
     for start, end in _pieces(task):
         for c_start, c_end in clauses(words[start:end]):
@@ -96,16 +101,15 @@ def _imperative_clauses(task: str, words: list[str], covered: set[int]) -> list[
             i = first
             while i < last and words[i] in _POLITE:
                 i += 1
-            if i >= last or words[i] in _NOT_VERBS or i in covered:
-                continue
-            if i + 1 < last and words[i + 1] in _BE:
-                continue
-            out.append(_Clause(first, last, i))
+            imperative = i < last and words[i] not in _NOT_VERBS and i not in covered and not (
+                i + 1 < last and words[i + 1] in _BE)
+            if first < last:
+                out.append(Clause(first, last, i if imperative else None))
     return out
 
 
 # ---- a thing the memory has nothing of ------------------------------------------------------------------------
-def _missing_thing(words: list[str], clause: _Clause, covered: set[int]) -> str | None:
+def _missing_thing(words: list[str], clause: Clause, covered: set[int]) -> str | None:
     """The first noun phrase the verb acts on or a preposition introduces whose words no mention covers."""
     for i in range(clause.verb + 1, clause.end):
         if words[i] not in _DETERMINERS or i + 1 >= clause.end:
@@ -144,7 +148,7 @@ def _missing_person(task: str, words: list[str], covered: set[int]) -> str | Non
 
 
 # ---- a state the thing cannot have ----------------------------------------------------------------------------
-def _state_not_for(words: list[str], clause: _Clause, mentions: Sequence[Mention], graph: WorldGraph,
+def _state_not_for(words: list[str], clause: Clause, mentions: Sequence[Mention], graph: WorldGraph,
                    domain: Domain, lexicon: Lexicon) -> str | None:
     """A state word of the clause ("wash", "open", "off") that fits none of the things the clause names."""
     things = _things(mentions, clause)
@@ -169,13 +173,13 @@ def _plural(noun: str) -> str:
     return noun + ("es" if noun.endswith(("s", "sh", "ch", "x")) else "s")
 
 
-def _things(mentions: Sequence[Mention], clause: _Clause) -> list[Mention]:
+def _things(mentions: Sequence[Mention], clause: Clause) -> list[Mention]:
     """The clause's mentions that name what is acted on (not a place that only says which one is meant)."""
     return [m for m in mentions if clause.start <= m.start < clause.end and m.qualifies is None and m.candidates]
 
 
 # ---- a thing at a place where there is none ---------------------------------------------------------------------
-def _nothing_there(words: list[str], clause: _Clause, mentions: Sequence[Mention], graph: WorldGraph,
+def _nothing_there(words: list[str], clause: Clause, mentions: Sequence[Mention], graph: WorldGraph,
                    domain: Domain, rules: RuleSet, lexicon: Lexicon) -> str | None:
     """``the TV in the kitchen`` when no TV is there: a room after a fixture that none of the fixtures is in. Not
     after a verb of moving, taking or giving (the place is then where the thing goes or comes from); not for items

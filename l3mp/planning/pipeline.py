@@ -24,6 +24,7 @@ from l3mp.planning.request import (
     settle_goal,
 )
 from l3mp.planning.validate import Validation, validate_plan
+from l3mp.planning.wording import Wording, goal_problems
 from l3mp.retrieval.base import Retrieved, Retriever
 from l3mp.retrieval.context import context_entities
 from l3mp.retrieval.grounding import Grounder, Mention
@@ -192,14 +193,17 @@ class TaskPlanner:
         if self.llm is None:
             result.reason = "no goal given and no LLM to write one"
             return None
+        check = goal_problems(Wording.of(task, mentions), graph, domain, self.grounder.lexicon)
         generated = GoalGenerator(self.llm, domain).generate(task, graph, context, ledger=result.ledger,
                                                              max_attempts=self.goal_attempts, speaker=speaker,
-                                                             keep_held=True)
+                                                             keep_held=True, check=check)
         result.goal_attempts = generated.attempts
         result.reason = generated.reason
         if generated.goal_pddl is None:
             return None
-        return settle_goal(task, generated.literals, mentions, graph, domain, self.world.verifier.rules)
+        settled = settle_goal(task, generated.literals, mentions, graph, domain, self.world.verifier.rules)
+        result.reason = "; ".join(r for r in (generated.reason, settled.reason) if r)
+        return settled
 
     def _solve(self, result: PlanResult, graph: WorldGraph, context: set[str]) -> PlanResult:
         goal = result.goal or "(and)"

@@ -17,11 +17,12 @@ from dataclasses import dataclass, replace
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
-from l3mp.planning.goal import WILDCARD, Literal, holds
+from l3mp.planning.goal import Literal, holds
 from l3mp.planning.impossible import why_impossible
+from l3mp.planning.wording import Wording, mend_signs, within_groups
 from l3mp.retrieval.base import Retrieved
 from l3mp.retrieval.context import DEFAULT_DEPTH, assemble
-from l3mp.retrieval.grounding import Grounder, Mention, places_of, tokens
+from l3mp.retrieval.grounding import Grounder, Lexicon, Mention, places_of, tokens
 from l3mp.updates import meaning
 from l3mp.updates.meaning import Stated
 from l3mp.updates.reading import read
@@ -81,13 +82,18 @@ def settle_goal(task: str, literals: Sequence[Literal], mentions: Sequence[Menti
     """The LLM's goal literals settled as a plain reading's are:
 
     - "all the X" of a request that names only some X ("all the dishes on the kitchen island"): those X, not every
-      X of the home;
+      X of the home; state signs as the request's words give them (`l3mp.planning.wording`);
     - a thing's not being somewhere that its new place implies ("in the fridge, not in the pantry") is left out;
     - alike things are told apart by where the request says they come from ("the wine bottle from the counter"),
       then by what is not so yet, or else asked about (`meaning.resolve`);
     - a goal that holds entirely is satisfied; otherwise what holds already is left out, unless the request asks
       to keep it ("leave the lamp on")."""
-    literals = _without_implied(_narrowed(literals, mentions, graph, domain), rules)
+    lexicon = Lexicon.for_domain(domain)
+    wording = Wording.of(task, mentions)
+    notes: list[str] = []
+    literals = mend_signs(wording, within_groups(wording, literals, graph, domain, rules, lexicon, notes), graph,
+                          lexicon, notes)
+    literals = _without_implied(literals, rules)
     quantified = [lit for lit in literals if lit.quantified]
     ground = [Stated(Fact(lit.predicate, lit.args), not lit.negated) for lit in literals if not lit.quantified]
     stated, question = meaning.resolve(ground, _from_places(task, mentions, graph, rules), graph, domain, rules,
@@ -97,36 +103,14 @@ def settle_goal(task: str, literals: Sequence[Literal], mentions: Sequence[Menti
     changes = any(s.is_change(graph) for s in stated) or not all(holds(lit, graph, domain) for lit in quantified)
     if changes:
         stated = [s for s in stated if s.is_change(graph) or _asked_to_keep(s, task, mentions)]
-    return _answer(stated, quantified, changes=changes)
+    return _answer(stated, quantified, changes=changes, notes=notes)
 
 
-def _answer(stated: Sequence[Stated], quantified: Sequence[Literal], *,
-            changes: bool) -> RequestReading:
+def _answer(stated: Sequence[Stated], quantified: Sequence[Literal], *, changes: bool,
+            notes: Sequence[str] = ()) -> RequestReading:
     parts = list(dict.fromkeys([*map(str, stated), *(lit.to_pddl() for lit in quantified)]))
     goal = parts[0] if len(parts) == 1 else f"(and {' '.join(parts)})"
-    return RequestReading(GOAL if changes else SATISFIED, goal)
-
-
-def _narrowed(literals: Sequence[Literal], mentions: Sequence[Mention], graph: WorldGraph,
-              domain: Domain) -> list[Literal]:
-    """Each ``ALL_<type>`` argument that one plural mention of fewer than every thing of that type stands for,
-    replaced by that mention's things (one literal each)."""
-    out: list[Literal] = []
-    for lit in literals:
-        position = next((j for j, a in enumerate(lit.args) if a.startswith(WILDCARD)), None)
-        if position is None:
-            out.append(lit)
-            continue
-        type_ = lit.args[position][len(WILDCARD):]
-        every = {n for n in graph.entities() if domain.is_subtype(graph.entity_type(n) or "", type_)}
-        groups = [set(m.candidates) for m in mentions if m.plural and m.qualifies is None
-                  and set(m.candidates) & every]
-        if len(groups) != 1 or not groups[0] < every:
-            out.append(lit)
-            continue
-        out += [Literal(lit.predicate, (*lit.args[:position], n, *lit.args[position + 1:]), lit.negated, lit.quote)
-                for n in sorted(groups[0] & every)]
-    return out
+    return RequestReading(GOAL if changes else SATISFIED, goal, reason="; ".join(notes))
 
 
 def _from_places(task: str, mentions: Sequence[Mention], graph: WorldGraph, rules: RuleSet) -> list[Mention]:

@@ -15,6 +15,7 @@ from l3mp.llm.client import ChatLLM
 from l3mp.planning.goal import Literal, same_goal
 from l3mp.planning.pipeline import TaskPlanner
 from l3mp.planning.request import ASKED, GOAL, IMPOSSIBLE, SATISFIED, read_request, settle_goal
+from l3mp.planning.wording import Wording, goal_problems
 from l3mp.retrieval import FullRetriever
 from l3mp.retrieval.grounding import Grounder
 from l3mp.world.delta import state_delta
@@ -207,3 +208,46 @@ def test_alike_things_the_model_picked_from_are_asked_about_instead_of_planned(s
                                                               "with it?")
     assert result.outcome == "asked" and result.plan == [] and result.goal_source == "llm"
     assert result.question.startswith("Which phone do you mean:") and len(server.requests) == 1
+
+
+def test_the_requests_words_give_a_model_state_its_sign():
+    found = settled("Could you deal with the pink smartphone? It keeps ringing.",
+                    Literal("ringing", ("pink_smartphone_1",), False))  # repeats what is so: the state to change
+    assert found.goal == "(not (ringing pink_smartphone_1))" and "the request's words say so" in found.reason
+    dark = settled("It is too dark in kitchen 2.", Literal("light_on", ("overhead_light_7",), True))
+    assert dark.goal == "(light_on overhead_light_7)"
+    asked = settled("Switch the vanity light off.", Literal("light_on", ("vanity_light_1",), False))
+    assert asked.goal == "(not (light_on vanity_light_1))"
+
+
+def test_a_model_goal_that_lists_things_beside_the_group_the_request_names_keeps_the_group():
+    found = settled("Wash the dishes that are sitting on the kitchen islands.",
+                    Literal("dirty", ("ALL_dish",), True), Literal("dirty", ("purple_plate_1",), True))
+    assert found.goal == "(not (dirty wine_glass_1))" and "left out (not (dirty purple_plate_1))" in found.reason
+
+
+@pytest.mark.parametrize(("text", "literals", "problem"), [
+    ("It is too dark in kitchen 2.", [Literal("light_on", ("ALL_light",), False)],
+     "the task does not ask for every light; name the light objects it means"),
+    ("Wash the black frying pan and put it away.", [Literal("inside", ("black_frying_pan_1", "pantry_1"), False)],
+     "no literal is about dirty"),
+])
+def test_a_model_goal_the_requests_words_do_not_fit_has_a_problem_to_re_prompt(text, literals, problem):
+    world = _world()
+    grounder = Grounder(world.domain, world.verifier.rules)
+    check = goal_problems(Wording.of(text, grounder.ground(text, world.graph)), world.graph, world.domain,
+                          grounder.lexicon)
+    assert any(problem in p for p in check(literals)), check(literals)
+    right = [Literal("light_on", ("overhead_light_7",), False)] if "dark" in text else [
+        *literals, Literal("dirty", ("black_frying_pan_1",), True)]
+    assert check(right) == []
+
+
+def test_the_model_is_asked_again_when_its_goal_does_not_fit_the_words(server):
+    everything = {"predicate": "light_on", "args": ["ALL_light"], "negated": False, "quote": "dark"}
+    one = {"predicate": "light_on", "args": ["overhead_light_7"], "negated": False, "quote": "dark"}
+    server.push(reply(json.dumps({"literals": [everything]})), reply(json.dumps({"literals": [one]})))
+    llm = ChatLLM(settings_for(server.url, timeout_s=1.0, max_retries=0))
+    result = TaskPlanner(_world(), llm, FullRetriever()).plan("It is too dark in kitchen 2.")
+    assert result.ok and result.goal == "(light_on overhead_light_7)" and len(result.goal_attempts) == 2
+    assert "does not ask for every light" in result.goal_attempts[0].problems[0]

@@ -1,0 +1,208 @@
+"""What a request's words say about the goal the LLM wrote for it: checks the LLM is re-prompted with, and mends.
+
+- **Checks** (`goal_problems`): an ``ALL_<type>`` argument needs a word for "all" or a plural noun of that type in
+  the request ("every light", "the dishes"), and a state the request asks for with its verb ("wash ...",
+  "turn off ...", "answer it") needs a literal of that state.
+- **Signs** (`mend_signs`): the words that ask for a state decide its sign ("answer it": not ringing); a literal
+  that only repeats what the request says is so now ("the phone is ringing", "it's pitch dark") is the state to
+  change, not the goal.
+- **Groups** (`within_groups`): "all the dishes on the kitchen island" and "the dirty dishes that are sitting in
+  the sink" are the dishes there: an ``ALL_dish`` becomes those dishes, and a dish elsewhere that the request does
+  not name is left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from l3mp.domain.pddl_domain import Domain
+from l3mp.domain.rules import RuleSet
+from l3mp.domain.triplets import Fact
+from l3mp.planning.goal import WILDCARD, Literal
+from l3mp.planning.impossible import Clause, clauses_of
+from l3mp.retrieval.grounding import Lexicon, Mention, places_of, tokens
+from l3mp.updates.meaning import signs_in
+from l3mp.world.graph import WorldGraph
+
+_DETERMINERS = frozenset({"the", "a", "an", "some", "my", "your", "his", "her", "their", "our", "this", "that",
+                          "these", "those", "every", "all", "each", "any", "both"})
+_LOCATED = frozenset({"in", "inside", "at", "on"})
+_THING_PRONOUNS = frozenset({"it", "them", "that", "this", "one"})
+_NEGATIONS = frozenset({"not", "t", "never", "no", "don", "dont", "nothing", "without"})
+
+
+@dataclass(frozen=True)
+class Wording:
+    """A request's words, clauses and grounded mentions, read once for the checks and mends."""
+
+    task: str
+    words: list[str]
+    clauses: list[Clause]
+    mentions: tuple[Mention, ...]
+
+    @classmethod
+    def of(cls, task: str, mentions: Sequence[Mention]) -> Wording:
+        words = tokens(task)
+        covered = {i for m in mentions for i in range(m.start, m.end)}
+        return cls(task, words, clauses_of(task, words, covered), tuple(mentions))
+
+    def states_said(self, clause: Clause, lexicon: Lexicon) -> dict[str, set[bool]]:
+        """Unary predicate -> the signs the clause's own state words give it ("turn off", "wash", "is ringing";
+        not a describing word after a determiner, "the dirty mug", nor a word of a mention); none in a clause with
+        a negation."""
+        covered = {i for m in self.mentions for i in range(m.start, m.end)}
+        out: dict[str, set[bool]] = {}
+        if _NEGATIONS & set(self.words[clause.start:clause.end]):
+            return out  # "don't let it go dark", "not in the pantry": the words do not say the sign plainly
+        for i in range(clause.start, clause.end):
+            if i in covered or (i > 0 and self.words[i - 1] in _DETERMINERS):
+                continue
+            for predicate, signs in lexicon.states.items():
+                found = signs_in(self.words, i, i + 1, signs)
+                if found:
+                    out.setdefault(predicate, set()).update(found)
+        return out
+
+    def names_in(self, clause: Clause) -> set[str]:
+        """Everything the clause's mentions may name."""
+        return {n for m in self.mentions if clause.start <= m.start < clause.end
+                for n in (*m.candidates, *m.alternatives, *m.broader)}
+
+    def about(self, clause: Clause, thing: str) -> bool:
+        """Whether the clause speaks of `thing`: a mention of it, or no thing of its own (a pronoun: "answer it")."""
+        names = self.names_in(clause)
+        return thing in names or not names or bool(_THING_PRONOUNS & set(self.words[clause.start:clause.end]))
+
+
+# ---- checks ---------------------------------------------------------------------------------------------------
+def goal_problems(wording: Wording, graph: WorldGraph, domain: Domain,
+                  lexicon: Lexicon) -> Callable[[Sequence[Literal]], list[str]]:
+    """The check of a goal against the request's words (see the module docstring): the problems to re-prompt
+    with, none when it fits."""
+    def check(literals: Sequence[Literal]) -> list[str]:
+        out = []
+        said_all = bool(lexicon.all_words & set(wording.words))
+        for lit in literals:
+            for arg in lit.args:
+                wanted = arg[len(WILDCARD):] if arg.startswith(WILDCARD) else None
+                if wanted and not said_all and not any(
+                        m.plural and any(domain.is_subtype(graph.entity_type(n) or "", wanted) for n in m.candidates)
+                        for m in wording.mentions):
+                    out.append(f"{lit.to_pddl()}: the task does not ask for every {wanted}; name the {wanted} "
+                               "objects it means")
+        predicates = {lit.predicate for lit in literals}
+        for clause in wording.clauses:
+            if clause.verb is None:
+                continue
+            asked = set(wording.states_said(clause, lexicon))
+            fitting = {p for p in asked if _fits_clause(p, clause, wording, graph, domain)}
+            if asked and not (fitting or asked) & predicates:
+                words = " ".join(wording.words[clause.start:clause.end])
+                out.append(f"the task asks \"{words}\", but no literal is about {' or '.join(sorted(fitting or asked))}"
+                           "; add it for the thing the task names")
+        return out
+    return check
+
+
+def _fits_clause(predicate: str, clause: Clause, wording: Wording, graph: WorldGraph, domain: Domain) -> bool:
+    declared = domain.predicate(predicate)
+    return declared is not None and any(domain.is_subtype(graph.entity_type(n) or "", declared.types[0])
+                                        for n in wording.names_in(clause))
+
+
+# ---- signs ----------------------------------------------------------------------------------------------------
+def mend_signs(wording: Wording, literals: Sequence[Literal], graph: WorldGraph, lexicon: Lexicon,
+               notes: list[str]) -> list[Literal]:
+    """Each state literal with the sign the request's words give it (see the module docstring); mends noted."""
+    out = []
+    for lit in literals:
+        if len(lit.args) != 1 or lit.quantified or lit.predicate not in lexicon.states:
+            out.append(lit)
+            continue
+        thing = lit.args[0]
+        asked = _signs(wording, lexicon, lit.predicate, thing, imperative=True)
+        said = _signs(wording, lexicon, lit.predicate, thing, imperative=False)
+        holds = graph.has_fact(Fact(lit.predicate, lit.args)) != lit.negated
+        flip = (len(asked) == 1 and lit.negated in asked) or (
+            not asked and holds and said == {not lit.negated})
+        if flip:
+            mended = Literal(lit.predicate, lit.args, not lit.negated, lit.quote)
+            notes.append(f"{lit.to_pddl()} -> {mended.to_pddl()}: the request's words say so")
+            lit = mended
+        out.append(lit)
+    return out
+
+
+def _signs(wording: Wording, lexicon: Lexicon, predicate: str, thing: str, *, imperative: bool) -> set[bool]:
+    found: set[bool] = set()
+    for clause in wording.clauses:
+        if (clause.verb is not None) == imperative and wording.about(clause, thing):
+            found |= wording.states_said(clause, lexicon).get(predicate, set())
+    return found
+
+
+# ---- groups ---------------------------------------------------------------------------------------------------
+def within_groups(wording: Wording, literals: Sequence[Literal], graph: WorldGraph, domain: Domain,
+                  rules: RuleSet, lexicon: Lexicon, notes: list[str]) -> list[Literal]:
+    """``ALL_<type>`` of a group the request names only part of, as those things; things of the group's type
+    the request does not name, left out (see the module docstring)."""
+    groups = _groups(wording, graph, rules, lexicon)
+    named = {n for m in wording.mentions if not m.plural for n in (*m.candidates, *m.alternatives)}
+    expanded: list[Literal] = []
+    for lit in literals:
+        position = next((j for j, a in enumerate(lit.args) if a.startswith(WILDCARD)), None)
+        type_ = lit.args[position][len(WILDCARD):] if position is not None else ""
+        every = {n for n in graph.entities() if type_ and domain.is_subtype(graph.entity_type(n) or "", type_)}
+        fitting = [g & every for g in groups if g & every]
+        if position is None or len(fitting) != 1 or not fitting[0] < every:
+            expanded.append(lit)
+            continue
+        expanded += [Literal(lit.predicate, (*lit.args[:position], n, *lit.args[position + 1:]), lit.negated,
+                             lit.quote) for n in sorted(fitting[0])]
+    left_out = [lit for lit in expanded if not lit.quantified and _beside(lit, expanded, groups, named, graph)]
+    if left_out:
+        notes.append(f"left out {', '.join(lit.to_pddl() for lit in left_out)}: not among the things the request "
+                     "names")
+    return [lit for lit in expanded if lit not in left_out]
+
+
+def _beside(lit: Literal, literals: Sequence[Literal], groups: list[frozenset[str]], named: set[str],
+            graph: WorldGraph) -> bool:
+    """Whether a literal is about a thing of a group's kind outside the group and not named otherwise, while
+    another literal of its predicate is about the group (the LLM listed more than the request asks for)."""
+    thing = lit.args[0] if lit.args else ""
+    for group in groups:
+        if thing in group or thing in named or graph.entity_type(thing) not in {graph.entity_type(n) for n in group}:
+            continue
+        if any(other.predicate == lit.predicate and other.args and other.args[0] in group for other in literals):
+            return True
+    return False
+
+
+def _groups(wording: Wording, graph: WorldGraph, rules: RuleSet, lexicon: Lexicon) -> list[frozenset[str]]:
+    """The things each plural mention stands for: its candidates, only those at the place the request says they
+    are ("the dishes that are sitting in the sink"), when some are there; not where a verb of moving says where
+    they go."""
+    out = []
+    mentions = wording.mentions
+    for k, mention in enumerate(mentions):
+        if not mention.plural or mention.qualifies is not None or not mention.candidates:
+            continue
+        group = frozenset(mention.candidates)
+        clause = next((c for c in wording.clauses if c.start <= mention.start < c.end), None)
+        moved = clause is not None and bool(lexicon.moves & set(wording.words[clause.start:clause.end]))
+        place = next((m for m in mentions[k + 1:] if clause is not None and m.start < clause.end
+                      and _located_by(wording.words, m.start)), None)
+        if place is not None and not moved:
+            there = frozenset(n for n in group if places_of(graph, rules, n) & set(place.candidates))
+            group = there or group
+        out.append(group)
+    return out
+
+
+def _located_by(words: list[str], start: int) -> bool:
+    i = start - 1
+    while i >= 0 and words[i] in _DETERMINERS:
+        i -= 1
+    return i >= 0 and words[i] in _LOCATED
