@@ -92,7 +92,8 @@ def _act(args: argparse.Namespace, world: WorldModel, heard: Heard) -> tuple[boo
     """Carry out the routed request: (done, its JSON, its lines)."""
     text = heard.route.text
     if heard.route.kind == QUESTION:
-        reply = answer_question(text, world.graph)
+        reply = answer_question(text, world.graph, world.domain, world.verifier.rules,
+                                world.history if world.store is not None else None)
         return reply.supported, reply.to_json(), [f"answer: {reply.answer}"]
     from l3mp.llm.factory import make_llm
     from l3mp.llm.settings import LLMSettings

@@ -101,7 +101,7 @@ class SpeechNode(L3mpNode):
         else:
             from l3mp.speech.questions import answer_question
 
-            reply = answer_question(heard.route.text, graph)
+            reply = answer_question(heard.route.text, graph, self.domain, self.rules)
             self._reply.publish(String(data=m.dumps(s.reply_message(reply, ident))))
 
     def _listening(self) -> Any:

@@ -92,10 +92,10 @@ def test_silence_asks_back_and_changes_nothing(store, server, tmp_path, capsys):
     assert server.requests == [] and stored(store).graph.to_json() == before
 
 
-def test_a_spoken_question_gets_the_not_supported_yet_reply(store, server, tmp_path, capsys):
-    assert listen(store, speak("where is the milk", tmp_path / "q.wav", voice="en-us+f2"), server=server) == 1
+def test_a_spoken_question_is_answered_from_the_store_without_the_llm(store, server, tmp_path, capsys):
+    assert listen(store, speak("where is the milk", tmp_path / "q.wav", voice="en-us+f2"), server=server) == 0
     out = capsys.readouterr().out
-    assert "route: question [grammar]" in out and "answer: I cannot answer questions yet" in out
+    assert "route: question [grammar]" in out and "answer: The milk" in out and "fridge" in out
     assert server.requests == []
 
 

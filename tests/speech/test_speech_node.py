@@ -119,11 +119,11 @@ def test_silence_is_asked_about_and_nothing_is_forwarded(speech, tmp_path):
     assert len(speech.client.received[m.PLANNER_PLAN]) == plans
 
 
-def test_a_spoken_question_gets_the_not_supported_yet_reply(speech, tmp_path):
+def test_a_spoken_question_is_answered_from_the_replica(speech, tmp_path):
     wav = speak("where is the milk", tmp_path / "q.wav", voice="en-us+f2")
     speech.send(speech.wav, String(data=json.dumps({"id": "utt-q", "path": str(wav)})))
     answer = speech.wait(s.SPEECH_REPLY, lambda msg: msg["id"] == "utt-q")
-    assert answer["supported"] is False and answer["answer"].startswith("I cannot answer questions yet")
+    assert answer["supported"] is True and "fridge" in answer["answer"]
     assert answer["question"] == "where is the milk"
 
 

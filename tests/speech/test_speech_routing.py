@@ -79,7 +79,10 @@ def test_an_utterance_that_fits_phrasings_of_two_kinds_asks_which(grammar):
     assert "something to do, something that happened, or a question" in result.prompt
 
 
-def test_a_question_gets_a_clear_not_supported_yet_reply():
-    reply = answer_question("where is the milk", house_graph())
-    assert not reply.supported and reply.answer.startswith("I cannot answer questions yet")
-    assert reply.to_json() == {"question": "where is the milk", "answer": reply.answer, "supported": False}
+def test_a_spoken_question_is_answered_by_the_question_pipeline():
+    graph = house_graph()
+    reply = answer_question("where is the book", graph, household())
+    assert reply.supported and "table" in reply.answer.lower()
+    assert reply.to_json() == {"question": "where is the book", "answer": reply.answer, "supported": True}
+    unknown = answer_question("where is the unicorn", graph, household())
+    assert not unknown.supported and unknown.answer
