@@ -20,6 +20,7 @@ from l3mp.cli_llm import add_llm_parser, prefer_shared_server
 from l3mp.cli_nl import add_update_parser
 from l3mp.cli_plan import add_plan_parser
 from l3mp.cli_speech import add_listen_parser
+from l3mp.cli_store import add_store_parser, cmd_check
 from l3mp.cli_thor import add_thor_parser
 from l3mp.domain.paths import DEFAULT_DOMAIN
 from l3mp.domain.triplets import fact_to_triplet
@@ -135,7 +136,8 @@ def build_parser() -> Parser:
     p.add_argument("--type", metavar="T", help="only entities of type T (or a subtype)")
     p.add_argument("--json", action="store_true", help="print the entities as JSON")
 
-    command("check", cmd_check, "verify the whole graph against the domain and its rules")
+    command("check", cmd_check, "verify the whole graph against the domain and its rules, and report unacknowledged "
+                                "damage in the store")
 
     p = command("apply", cmd_apply, "verify and apply a delta (JSON file, or - for stdin)")
     p.add_argument("file", metavar="FILE|-")
@@ -167,6 +169,7 @@ def build_parser() -> Parser:
     add_listen_parser(sub, common)
     add_eval_parser(command)
     add_llm_parser(sub, parents=[common])
+    add_store_parser(sub, common)
     add_thor_parser(sub, common)
 
     p = command("bench", cmd_bench, "run benchmark suites and write their results as JSON")
@@ -323,7 +326,7 @@ def cmd_show(ctx: Context) -> int:
         if ctx.args.json:
             print(json.dumps(graph.to_json(), indent=1))
             return 0
-        last = record_header(model.store.record(model.last_seq)) if model.last_seq else "none"
+        last = record_header(r) if (r := model.store.last_record()) else "none"
         print(f"domain:   {ctx.domain.name} ({ctx.domain.source}; {len(ctx.rules)} rules)")
         print(f"store:    {ctx.store_path}")
         print(f"state:    {graph.entity_count()} entities, {graph.fact_count()} facts")
@@ -356,19 +359,6 @@ def cmd_entities(ctx: Context) -> int:
     for name in names:
         label = attrs[name].get("label")
         print(f"{name:<{width}}  {attrs[name]['type']}" + (f'  "{label}"' if label else ""))
-    return 0
-
-
-def cmd_check(ctx: Context) -> int:
-    with ctx.open(read_only=True) as model:
-        violations = model.verifier.check_state(model.graph)
-        graph = model.graph
-    if violations:
-        print(f"{len(violations)} problem(s):")
-        print("\n".join(f"- {v.message}" for v in violations))
-        return EXIT_FAILED
-    print(f"ok: {graph.entity_count()} entities and {graph.fact_count()} facts satisfy domain "
-          f"{ctx.domain.name} and its {len(ctx.rules)} rules")
     return 0
 
 

@@ -23,6 +23,7 @@ SUITE_MODULES = (
     "l3mp.bench.graph_suite", "l3mp.bench.retrieval_suite", "l3mp.bench.planning_suite", "l3mp.bench.goal_suite",
     "l3mp.bench.sim_suite",
     "l3mp.bench.ros_suite",
+    "l3mp.bench.faults_suite",
     "l3mp.bench.update_suite",
     "l3mp.bench.thor_suite",
     "l3mp.bench.question_suite",

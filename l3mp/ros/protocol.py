@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from l3mp.errors import FormatError
+from l3mp.world.jsondoc import parse_json
 
 # ---- topic names ---------------------------------------------------------------------------
 STATE = "state"
@@ -83,12 +84,9 @@ def new_id(kind: str) -> str:
 
 
 def decode(data: str, *, max_bytes: int) -> Any:
-    """The JSON value of a message; FormatError (with the reason) when too large or not JSON."""
-    _check_size(data, max_bytes)
-    try:
-        return json.loads(data)
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"not JSON: {exc}") from None
+    """The JSON value of a message; FormatError (with the reason) when too large, not UTF-8 JSON, nested too deep or
+    with a key twice (l3mp.world.jsondoc: the CLI reads files the same way)."""
+    return parse_json(data, what="message", max_bytes=max_bytes)
 
 
 def request_object(data: str, *, max_bytes: int, text_key: str) -> dict[str, Any]:

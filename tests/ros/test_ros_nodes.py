@@ -63,7 +63,7 @@ def test_perception_reaches_the_graph_the_changes_and_the_state(ros):
 
 
 BAD = [
-    (m.WORLD_MODEL_PERCEPTION, "{not json", "malformed", "not JSON"),
+    (m.WORLD_MODEL_PERCEPTION, "{not json", "malformed", "not valid JSON"),
     (m.WORLD_MODEL_PERCEPTION, {"observation_id": "x", "triplets": [["mug1", "on_top", "counter1"]]}, "rejected",
      "unknown predicate 'on_top'"),
     (m.WORLD_MODEL_PERCEPTION, {"observation_id": "x", "triplets": "mug1 on counter1"}, "malformed", "'triplets'"),

@@ -92,7 +92,7 @@ def test_malformed_messages_across_processes_leave_the_nodes_running(stack):
     ros.publish(m.WORLD_MODEL_PERCEPTION, '{"observation_id": "broken", "triplets": [["cup9", "on"]]')
     ros.publish(m.PLANNER_TASK, {"id": "task-bad", "task": 42})
     error = ros.wait(m.WORLD_MODEL_RESULTS, lambda r: r in ros.received[m.WORLD_MODEL_RESULTS][seen:])["error"]
-    assert error["code"] == "malformed" and "not JSON" in error["message"]
+    assert error["code"] == "malformed" and "not valid JSON" in error["message"]
     assert ros.result(m.PLANNER_PLAN, "task-bad")["error"]["code"] == "malformed"
     ros.publish(m.WORLD_MODEL_QUERY, {"id": "still-there", "kind": "facts", "entity": "cup9"})
     assert ros.result(m.WORLD_MODEL_RESULTS, "still-there")["ok"]

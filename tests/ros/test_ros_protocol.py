@@ -15,7 +15,7 @@ from l3mp.ros.worker import Worker
 def test_plain_text_becomes_the_main_key_and_json_objects_are_checked():
     assert m.request_object(" turn off the lights ", max_bytes=100, text_key="task") == {"task": "turn off the lights"}
     assert m.request_object('{"task": "x", "id": "7"}', max_bytes=100, text_key="task") == {"task": "x", "id": "7"}
-    for data, says in (("{nope", "not JSON"), ("", "empty request"), ("x" * 101, "exceeds"),
+    for data, says in (("{nope", "not valid JSON"), ("", "empty request"), ("x" * 101, "exceeds"),
                        ('{"task": " "}', "'task' is empty"), ('{"id": "' + "x" * 100 + '"}', "exceeds")):
         with pytest.raises(FormatError, match=says):
             m.request_object(data, max_bytes=100, text_key="task")
