@@ -43,6 +43,7 @@ WORLD_MODEL = (
     Param("update.verify", True, "verify LLM proposals and re-prompt with the verifier's messages"),
     Param("update.max_attempts", 3, "LLM attempts per NL update (1 when update.verify is false)"),
     Param("update.max_delta", 24, "most facts one NL update may change"),
+    Param("update.read_text", True, "with update.verify: read plain reports without the LLM (l3mp.updates.reading)"),
     Param("update.depth", 1, "fact depth around retrieved entities (entities and search retrieval)"),
     Param("state_period_s", 1.0, "least seconds between two publications of ~/state while the graph changes"),
     Param("limits.max_message_bytes", 8_000_000, "largest accepted request message in bytes"),

@@ -18,6 +18,7 @@ from std_srvs.srv import Trigger
 
 from l3mp.domain.triplets import fact_to_triplet
 from l3mp.errors import FormatError, LLMError, StoreError
+from l3mp.questions import QUESTION_KIND, QuestionAnswerer, question_fields
 from l3mp.ros import protocol as m
 from l3mp.ros.base import L3mpNode
 from l3mp.ros.health import ERROR, OK, WARN, LazyLLM, age, store_writable
@@ -62,6 +63,7 @@ class WorldModelNode(L3mpNode):
         self._lock = threading.Lock()
         self.world = WorldModel.open(self.domain, self.store_path, rules=self.rules, fsync=p["fsync"],
                                      snapshot_every=p["snapshot_every"])
+        self._answerer = QuestionAnswerer(self.domain, self.rules)
         self.llm = LazyLLM(llm_settings(p))
         self._retriever: Any = None
         self._replica = Replica(self.domain, self.rules, writer=self._write)
@@ -210,7 +212,8 @@ class WorldModelNode(L3mpNode):
         try:
             request = m.request_object(msg.data, max_bytes=self.params["limits.max_message_bytes"], text_key="kind")
             ident = m.request_id(request, m.QUERY)
-            m.take(request, {"id": str, "kind": str, "entity": str, "predicate": str, "type": str}, ("kind",))
+            m.take(request, {"id": str, "kind": str, "entity": str, "predicate": str, "type": str, "question": str,
+                             "now": (int, float)}, ("kind",))
             with self._lock:
                 answer = self._answer(request)
         except FormatError as exc:
@@ -236,7 +239,9 @@ class WorldModelNode(L3mpNode):
             return {"entity": entity, "facts": [
                 {"fact": list(fact_to_triplet(s.fact)), "seq": s.seq, "time": s.time, "source": s.source,
                  "input": s.input, "ref": s.ref} for s in stories]}
-        raise FormatError(f"unknown query kind {kind!r}; valid: facts, entities, history")
+        if kind == QUESTION_KIND:  # answered without the LLM: queries run under the model's lock
+            return question_fields(self._answerer, self.world, request)
+        raise FormatError(f"unknown query kind {kind!r}; valid: facts, entities, history, question")
 
     # ---- natural-language updates -------------------------------------------------------------
     def _on_nl_update(self, msg: String) -> None:
@@ -262,7 +267,8 @@ class WorldModelNode(L3mpNode):
             return
         p = self.params
         updater = NLUpdater(self._replica, llm, retriever, verify=p["update.verify"],
-                            max_attempts=p["update.max_attempts"], max_delta_size=p["update.max_delta"])
+                            max_attempts=p["update.max_attempts"], max_delta_size=p["update.max_delta"],
+                            read_text=p["update.read_text"])
         try:
             result = updater.update(request["text"], ref=request.get("ref", ident))
         except StoreError as exc:

@@ -33,6 +33,7 @@ def ros(tmp_path_factory, llm_server):
     llm = scripted_llm(llm_server.url)
     params = {
         "world_model": {"store_path": str(store), "fsync": False, "state_period_s": 0.05, "update.retrieval": "full",
+                        "update.read_text": False,
                         "update.max_attempts": 2, "diagnostics_period_s": 0.2, **llm},
         "planner": {"retrieval": "full", "planner": "fast-downward", **llm},
         "executor": {"adapter": FLAKY, "adapter_options": json.dumps({"fail_once": ["(turn_on_light the_robot "
@@ -122,6 +123,15 @@ def test_queries_answer_facts_entities_and_history(ros):
     assert set(ros.result(m.WORLD_MODEL_RESULTS, "q-rooms")["entities"]) == {"kitchen", "living_room", "bedroom"}
     story = ros.result(m.WORLD_MODEL_RESULTS, "q-story")["facts"]
     assert {"fact": ["alice", "has", "phone1"], "seq": 1, "source": "import"}.items() <= story[0].items()
+
+
+def test_a_question_is_answered_from_the_store_with_its_records(ros):
+    ros.publish(m.WORLD_MODEL_QUERY, {"id": "q-where", "kind": "question", "question": "where is the milk?"})
+    answer = ros.result(m.WORLD_MODEL_RESULTS, "q-where")
+    assert answer["ok"] and answer["answer"]["status"] == "answered" and "fridge" in answer["answer"]["text"]
+    ros.publish(m.WORLD_MODEL_QUERY, {"id": "q-bad", "kind": "question"})
+    bad = ros.result(m.WORLD_MODEL_RESULTS, "q-bad")
+    assert not bad["ok"] and bad["error"]["code"] == "malformed" and "'question'" in bad["error"]["message"]
 
 
 def test_an_nl_update_goes_through_the_llm_and_the_verifier(ros, llm_server):
