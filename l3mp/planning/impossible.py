@@ -39,10 +39,10 @@ _NOT_VERBS = STOPWORDS | frozenset({"someone", "somebody", "anyone", "anybody", 
                                     "thank", "yes", "no", "not"})
 _BE = frozenset({"is", "'s", "are", "was", "were", "has", "needs", "need", "looks", "seems", "got", "gets"})
 _PARTICLES = frozenset({"up", "down", "off", "on", "out", "away", "back", "over", "me", "us", "him", "her", "them"})
-_DETERMINERS = frozenset({"the", "a", "an", "some", "my", "your", "his", "her", "their", "our", "this", "that",
-                          "these", "those", "every", "all", "each", "any", "both"})
+DETERMINERS = frozenset({"the", "a", "an", "some", "my", "your", "his", "her", "their", "our", "this", "that",
+                         "these", "those", "every", "all", "each", "any", "both"})
 _PLACE_WORDS = frozenset({"in", "inside", "into", "on", "onto", "to", "at", "from", "under", "near", "by", "with"})
-_LOCATED = frozenset({"in", "inside", "at", "on"})
+LOCATED = frozenset({"in", "inside", "at", "on"})
 """Words after a thing that say where the thing is ("the TV in the kitchen")."""
 _BOUNDARY = re.compile(r"[,.;:!?()\"]+")
 _WORD = re.compile(r"[A-Za-z0-9]+|'[sS]\b")
@@ -111,17 +111,20 @@ def clauses_of(task: str, words: list[str], covered: set[int]) -> list[Clause]:
 # ---- a thing the memory has nothing of ------------------------------------------------------------------------
 def _missing_thing(words: list[str], clause: Clause, covered: set[int]) -> str | None:
     """The first noun phrase the verb acts on or a preposition introduces whose words no mention covers."""
-    for i in range(clause.verb + 1, clause.end):
-        if words[i] not in _DETERMINERS or i + 1 >= clause.end:
+    verb = clause.verb
+    if verb is None:
+        return None
+    for i in range(verb + 1, clause.end):
+        if words[i] not in DETERMINERS or i + 1 >= clause.end:
             continue
-        before = words[clause.verb + 1:i]
-        acted_on = all(w in _PARTICLES | _DETERMINERS for w in before)
+        before = words[verb + 1:i]
+        acted_on = all(w in _PARTICLES | DETERMINERS for w in before)
         placed = i > 0 and words[i - 1] in _PLACE_WORDS
         if not (acted_on or placed):
             continue
         phrase = []
         for j in range(i + 1, min(clause.end, i + 1 + PHRASE_WORDS)):
-            if words[j] in STOPWORDS or words[j] in _PLACE_WORDS or words[j] in _DETERMINERS or words[j] in (
+            if words[j] in STOPWORDS or words[j] in _PLACE_WORDS or words[j] in DETERMINERS or words[j] in (
                     "for", "please", "that", "which", "who"):
                 break
             phrase.append(j)
@@ -141,7 +144,7 @@ def _missing_person(task: str, words: list[str], covered: set[int]) -> str | Non
     starts = {s for s, _ in _pieces(task)}
     for i, word in enumerate(cased):
         if (i in starts or i in covered or word == "I" or not word[0].isupper() or not word[1:].islower()
-                or words[i - 1] in _DETERMINERS):
+                or words[i - 1] in DETERMINERS):
             continue
         return f"nobody called {word} is in memory"
     return None
@@ -188,7 +191,7 @@ def _nothing_there(words: list[str], clause: Clause, mentions: Sequence[Mention]
     if (lexicon.moves | lexicon.takes | lexicon.gives) & set(words[clause.start:clause.end]):
         return None
     for thing in _things(mentions, clause):
-        if thing.end >= clause.end or words[thing.end] not in _LOCATED:
+        if thing.end >= clause.end or words[thing.end] not in LOCATED:
             continue
         place = next((m for m in mentions if thing.end < m.start <= thing.end + 2), None)
         if place is None or (place.end < len(words) and words[place.end] == "'s"):

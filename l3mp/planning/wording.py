@@ -20,14 +20,11 @@ from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
 from l3mp.planning.goal import WILDCARD, Literal
-from l3mp.planning.impossible import Clause, clauses_of
+from l3mp.planning.impossible import DETERMINERS, LOCATED, Clause, clauses_of
 from l3mp.retrieval.grounding import Lexicon, Mention, places_of, tokens
 from l3mp.updates.meaning import signs_in
 from l3mp.world.graph import WorldGraph
 
-_DETERMINERS = frozenset({"the", "a", "an", "some", "my", "your", "his", "her", "their", "our", "this", "that",
-                          "these", "those", "every", "all", "each", "any", "both"})
-_LOCATED = frozenset({"in", "inside", "at", "on"})
 _THING_PRONOUNS = frozenset({"it", "them", "that", "this", "one"})
 _NEGATIONS = frozenset({"not", "t", "never", "no", "don", "dont", "nothing", "without"})
 
@@ -56,7 +53,7 @@ class Wording:
         if _NEGATIONS & set(self.words[clause.start:clause.end]):
             return out  # "don't let it go dark", "not in the pantry": the words do not say the sign plainly
         for i in range(clause.start, clause.end):
-            if i in covered or (i > 0 and self.words[i - 1] in _DETERMINERS):
+            if i in covered or (i > 0 and self.words[i - 1] in DETERMINERS):
                 continue
             for predicate, signs in lexicon.states.items():
                 found = signs_in(self.words, i, i + 1, signs)
@@ -203,6 +200,6 @@ def _groups(wording: Wording, graph: WorldGraph, rules: RuleSet, lexicon: Lexico
 
 def _located_by(words: list[str], start: int) -> bool:
     i = start - 1
-    while i >= 0 and words[i] in _DETERMINERS:
+    while i >= 0 and words[i] in DETERMINERS:
         i -= 1
-    return i >= 0 and words[i] in _LOCATED
+    return i >= 0 and words[i] in LOCATED
