@@ -73,10 +73,10 @@ class Wording:
 
 
 # ---- checks ---------------------------------------------------------------------------------------------------
-def goal_problems(wording: Wording, graph: WorldGraph, domain: Domain,
+def goal_problems(wording: Wording, graph: WorldGraph, domain: Domain, rules: RuleSet,
                   lexicon: Lexicon) -> Callable[[Sequence[Literal]], list[str]]:
     """The check of a goal against the request's words (see the module docstring): the problems to re-prompt
-    with, none when it fits."""
+    with (naming the things of that type at the places the request names), none when it fits."""
     def check(literals: Sequence[Literal]) -> list[str]:
         out = []
         said_all = bool(lexicon.all_words & set(wording.words))
@@ -86,8 +86,10 @@ def goal_problems(wording: Wording, graph: WorldGraph, domain: Domain,
                 if wanted and not said_all and not any(
                         m.plural and any(domain.is_subtype(graph.entity_type(n) or "", wanted) for n in m.candidates)
                         for m in wording.mentions):
+                    there = _at_places_named(wording, wanted, graph, domain, rules)
+                    hint = f" (at the places it names: {', '.join(there)})" if there else ""
                     out.append(f"{lit.to_pddl()}: the task does not ask for every {wanted}; name the {wanted} "
-                               "objects it means")
+                               f"objects it means{hint}")
         predicates = {lit.predicate for lit in literals}
         for clause in wording.clauses:
             if clause.verb is None:
@@ -100,6 +102,20 @@ def goal_problems(wording: Wording, graph: WorldGraph, domain: Domain,
                            "; add it for the thing the task names")
         return out
     return check
+
+
+MAX_HINTS = 5
+"""The most things a problem names as those the request may mean."""
+
+
+def _at_places_named(wording: Wording, type_: str, graph: WorldGraph, domain: Domain, rules: RuleSet) -> list[str]:
+    """The things of `type_` at the places (rooms, receptacles) the request's mentions name."""
+    places = {n for m in wording.mentions for n in m.candidates
+              if any(domain.is_subtype(graph.entity_type(n) or "", k) for k in ("room", "receptacle")
+                     if domain.has_type(k))}
+    found = sorted(n for n in graph.entities() if domain.is_subtype(graph.entity_type(n) or "", type_)
+                   and places_of(graph, rules, n) & places)
+    return found if len(found) <= MAX_HINTS else []
 
 
 def _fits_clause(predicate: str, clause: Clause, wording: Wording, graph: WorldGraph, domain: Domain) -> bool:
