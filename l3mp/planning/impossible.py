@@ -27,8 +27,9 @@ from l3mp.retrieval.grounding import STOPWORDS, Lexicon, Mention, places_of, tok
 from l3mp.updates.meaning import clauses, label, signs_in
 from l3mp.world.graph import WorldGraph
 
-NOT_THINGS = frozenset({"house", "home", "flat", "apartment", "place", "everywhere", "favour", "favor", "moment",
-                        "minute", "second", "bit", "lot", "time", "way", "day", "night", "morning", "evening"})
+NOT_THINGS = frozenset({"house", "home", "flat", "apartment", "place", "everywhere", "favour", "favor", "hand",
+                        "look", "moment", "minute", "second", "bit", "lot", "time", "way", "day", "night", "morning",
+                        "evening"})
 """Nouns after a determiner that never name a thing of the memory: the whole home, and phrases of politeness or
 time ("do me a favour", "for a moment")."""
 _POLITE = frozenset({"please", "kindly", "could", "can", "would", "will", "you", "just", "also", "now", "then",
@@ -41,7 +42,10 @@ _BE = frozenset({"is", "'s", "are", "was", "were", "has", "needs", "need", "look
 _PARTICLES = frozenset({"up", "down", "off", "on", "out", "away", "back", "over", "me", "us", "him", "her", "them"})
 DETERMINERS = frozenset({"the", "a", "an", "some", "my", "your", "his", "her", "their", "our", "this", "that",
                          "these", "those", "every", "all", "each", "any", "both"})
-_PLACE_WORDS = frozenset({"in", "inside", "into", "on", "onto", "to", "at", "from", "under", "near", "by", "with"})
+_PLACE_WORDS = frozenset({"in", "inside", "into", "on", "onto", "to", "at", "from", "with"})
+"""Words before a place the request acts with or at ("in the microwave"); not those that only say which thing is
+meant ("the lamp next to the bed", "near the window"): the thing may be there whatever the memory calls the place."""
+_BESIDE = frozenset({"next", "close", "near", "beside", "behind", "under", "over", "above", "by"})
 LOCATED = frozenset({"in", "inside", "at", "on"})
 """Words after a thing that say where the thing is ("the TV in the kitchen")."""
 _BOUNDARY = re.compile(r"[,.;:!?()\"]+")
@@ -66,11 +70,12 @@ def why_impossible(task: str, mentions: Sequence[Mention], graph: WorldGraph, do
     `mentions` are the task's mentions grounded over the whole graph."""
     words = tokens(task)
     covered = {i for m in mentions for i in range(m.start, m.end)}
+    known = _known_words(graph, lexicon)
     for clause in clauses_of(task, words, covered):
         if clause.verb is None:
             continue
-        why = (_missing_thing(words, clause, covered) or _state_not_for(words, clause, mentions, graph, domain,
-                                                                         lexicon)
+        why = (_missing_thing(words, clause, covered, known)
+               or _state_not_for(words, clause, mentions, graph, domain, lexicon)
                or _nothing_there(words, clause, mentions, graph, domain, rules, lexicon))
         if why:
             return why
@@ -109,8 +114,9 @@ def clauses_of(task: str, words: list[str], covered: set[int]) -> list[Clause]:
 
 
 # ---- a thing the memory has nothing of ------------------------------------------------------------------------
-def _missing_thing(words: list[str], clause: Clause, covered: set[int]) -> str | None:
-    """The first noun phrase the verb acts on or a preposition introduces whose words no mention covers."""
+def _missing_thing(words: list[str], clause: Clause, covered: set[int], known: set[str]) -> str | None:
+    """The first noun phrase the verb acts on or a preposition introduces whose words no mention covers and whose
+    noun no label or type word of the memory has (`known`: "a soda" for the soda can is not missing)."""
     verb = clause.verb
     if verb is None:
         return None
@@ -119,7 +125,7 @@ def _missing_thing(words: list[str], clause: Clause, covered: set[int]) -> str |
             continue
         before = words[verb + 1:i]
         acted_on = all(w in _PARTICLES | DETERMINERS for w in before)
-        placed = i > 0 and words[i - 1] in _PLACE_WORDS
+        placed = i > 0 and words[i - 1] in _PLACE_WORDS and not (i > 1 and words[i - 2] in _BESIDE)
         if not (acted_on or placed):
             continue
         phrase = []
@@ -130,10 +136,18 @@ def _missing_thing(words: list[str], clause: Clause, covered: set[int]) -> str |
             phrase.append(j)
         if not phrase or any(j in covered for j in phrase) or words[phrase[-1]] in NOT_THINGS:
             continue
-        if any(words[j] in NOT_THINGS for j in phrase):
+        if any(words[j] in NOT_THINGS for j in phrase) or words[phrase[-1]] in known:
             continue
         return f"there is no {' '.join(words[j] for j in phrase)} in memory"
     return None
+
+
+def _known_words(graph: WorldGraph, lexicon: Lexicon) -> set[str]:
+    """Every word of the memory's labels, and the lexicon's words for the types it has things of (with plurals)."""
+    types = {graph.entity_type(n) or "" for n in graph.entities()}
+    words = {w for n in graph.entities() for w in tokens(label(graph, n))}
+    words |= {w for t in types for w in lexicon.type_words.get(t, ())}
+    return words | {w + "s" for w in words} | {w + "es" for w in words}
 
 
 def _missing_person(task: str, words: list[str], covered: set[int]) -> str | None:
