@@ -46,7 +46,6 @@ are easiest to write and check against its dump: ``python -m l3mp.bench.update_s
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import sys
@@ -60,12 +59,12 @@ from typing import Any
 
 import yaml
 
+from l3mp.bench.handwritten import detail_rows, run_llm, write_test_details
 from l3mp.bench.runner import Metric, error_metric, percentile, register
 from l3mp.domain.paths import domain_path
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.triplets import Fact, fact_to_triplet
 from l3mp.errors import FormatError, L3mpError
-from l3mp.files import write_text_atomic
 from l3mp.world.delta import Delta, state_delta
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import WorldModel
@@ -491,36 +490,16 @@ def update_suite(quick: bool) -> Iterator[Metric]:
                           flush=True)
                 about = f"{name}, variant {variant}{'' if read else ' without the plain reading'}, split {opts.split}"
                 yield from metrics(tag, scored, simulated=which == "simulated", about=about)
-                dev = [s.to_json() for s in scored if s.case.split == "dev"]
-                if dev:
-                    yield Metric(f"{tag}_dev_cases", len(dev), "cases",
-                                 notes="per-case details of the DEV split: " + json.dumps(dev, separators=(",", ":")))
-                test = [s.to_json() for s in scored if s.case.split == "test"]
-                if test:
-                    test_details[tag] = test
-                    where = str(opts.cases_out) if opts.cases_out else f"not saved (set {ENV_CASES})"
-                    yield Metric(f"{tag}_test_cases", len(test), "cases",
-                                 notes=f"per-case details of the TEST split: {where}")
+                yield from detail_rows(tag, scored, unit="cases", cases_out=opts.cases_out, env_key=ENV_CASES,
+                                       test_details=test_details)
         finally:
             llm.close()
-    if test_details and opts.cases_out is not None:
-        document = {"note": "per-case results of the TEST split of l3mp bench updates; report, do not tune on them",
-                    "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "quick": quick,
-                    "runs": test_details}
-        opts.cases_out.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(opts.cases_out, json.dumps(document, indent=1) + "\n")
+    write_test_details(opts.cases_out, suite="updates", quick=quick, details=test_details)
 
 
 def _make_llm(which: str) -> tuple[Any, str]:
-    if which == "simulated":
-        module = simulated_llm_module()
-        llm = module.SimulatedLLM(household(), module.ErrorModel(), seed=0)
-        return llm, llm.name
-    from l3mp.llm.factory import make_llm
-    from l3mp.llm.settings import LLMSettings
-
-    settings = LLMSettings.from_sources(overrides={"cache": False})
-    return make_llm(settings), settings.name
+    return run_llm(which, lambda: simulated_llm_module().SimulatedLLM(household(), simulated_llm_module().ErrorModel(),
+                                                                     seed=0))
 
 
 # ---- the house dump (for writing cases) -------------------------------------------------------
