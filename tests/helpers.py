@@ -210,7 +210,11 @@ def junk_facts(draw) -> Fact:
 @st.composite
 def plausible_deltas(draw, graph: WorldGraph) -> Delta:
     """A move of an item, an agent or fixture, or the robot's hand: often valid, sometimes not."""
-    kind = draw(st.sampled_from(["item", "room", "pick", "place"]))
+    kinds = [k for k, type_ in (("item", "item"), ("room", "room"), ("pick", "item"), ("place", "item"))
+             if entities_of(graph, type_) and entities_of(graph, "locatable")]
+    if not kinds:  # a graph whose entities earlier deltas removed: nothing plausible to move
+        return Delta()
+    kind = draw(st.sampled_from(kinds))
     if kind == "room":
         thing = draw(st.sampled_from(entities_of(graph, "locatable")))
         old = tuple(sorted(f for f in graph.facts_of(thing) if f.predicate == "in_room" and f.args[0] == thing))
@@ -224,7 +228,11 @@ def plausible_deltas(draw, graph: WorldGraph) -> Delta:
     )
     if kind == "pick":
         return Delta(remove=(*old, F("hand_empty", ROBOT)), add=(F("holding", ROBOT, item),))
-    pred, type_ = draw(st.sampled_from([("on", "surface"), ("inside", "container"), ("has", "person")]))
+    targets = [(p, t) for p, t in (("on", "surface"), ("inside", "container"), ("has", "person"))
+               if entities_of(graph, t)]
+    if not targets:
+        return Delta(remove=old)
+    pred, type_ = draw(st.sampled_from(targets))
     target = draw(st.sampled_from(entities_of(graph, type_)))
     new = F("has", target, item) if pred == "has" else F(pred, item, target)
     if kind == "place":
@@ -243,7 +251,8 @@ def random_deltas(draw, graph: WorldGraph) -> Delta:
         entities[name.lower()] = EntitySpec(draw(st.sampled_from([*all_types, "dish", "dish", "gizmo"])))
     extra = {n: s.type for n, s in entities.items()}
     existing = sorted(graph.facts())
-    remove = draw(st.lists(st.one_of(st.sampled_from(existing), junk_facts()), max_size=3))
+    removals = st.one_of(st.sampled_from(existing), junk_facts()) if existing else junk_facts()
+    remove = draw(st.lists(removals, max_size=3))
     add = draw(st.lists(st.one_of(typed_facts(graph, extra), typed_facts(graph, extra), junk_facts()), max_size=3))
     gone = draw(st.lists(st.sampled_from([*known_names(), *NEW_NAMES]), max_size=1))
     return Delta(remove=tuple(remove), add=tuple(add), entities=entities, remove_entities=tuple(gone))

@@ -138,8 +138,23 @@ def _missing_thing(words: list[str], clause: Clause, covered: set[int], known: s
             continue
         if any(words[j] in NOT_THINGS for j in phrase) or words[phrase[-1]] in known:
             continue
+        if _of_a_known_thing(words, phrase[-1] + 1, clause.end, covered):
+            continue  # "the washing up of the purple serving dish": what is done to a thing the memory has
         return f"there is no {' '.join(words[j] for j in phrase)} in memory"
     return None
+
+
+def _of_a_known_thing(words: list[str], start: int, end: int, covered: set[int]) -> bool:
+    """Whether ``of`` follows (after particles) and a mentioned thing after it."""
+    i = start
+    while i < end and words[i] in _PARTICLES:
+        i += 1
+    if i >= end or words[i] != "of":
+        return False
+    i += 1
+    while i < end and words[i] in DETERMINERS:
+        i += 1
+    return i < end and any(j in covered for j in range(i, min(end, i + PHRASE_WORDS)))
 
 
 def _known_words(graph: WorldGraph, lexicon: Lexicon) -> set[str]:

@@ -252,7 +252,7 @@ class Grounder:
             narrower = {n: s for n, s in scored.items() if by_name[n].places & pool}
             if narrower and (len(_best(scored)) > 1 or set(_best(narrower)) == set(_best(scored))):
                 scored = narrower  # narrowed, or it says where the thing already is: the place only describes
-                narrowed[i] = place.start
+                narrowed[end - 1] = place.start
                 where = set().union(*(by_name[n].places for n in _best(scored))) & pool
                 if where and set(place.candidates) != where:  # and the thing tells which place: "the sink" it is in
                     found[_key_of(found, place)] = replace(place, candidates=tuple(sorted(where)))
@@ -306,7 +306,8 @@ class Grounder:
         describing = (set(tokens(label)) | set(named)) - STOPWORDS
         for place in places:
             describing |= set(tokens(str(graph.entity_attrs(place).get("label") or place.replace("_", " "))))
-        numbers = frozenset(w for w in noun_phrase if _NUMBER.fullmatch(w))
+        numbers = frozenset(w for w in noun_phrase if _NUMBER.fullmatch(w)) or frozenset(
+            w for w in tokens(name.replace("_", " "))[-1:] if _NUMBER.fullmatch(w))  # "dresser 2" is dresser_2
         return _Entity(name, heads, frozenset(describing - STOPWORDS), frozenset(places), numbers,
                        [w for w in noun_phrase if not _NUMBER.fullmatch(w)])
 
