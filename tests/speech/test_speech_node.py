@@ -88,7 +88,7 @@ def test_a_wav_path_of_a_spoken_task_is_transcribed_and_planned(speech, llm_serv
     heard = speech.wait(s.SPEECH_TRANSCRIPT, lambda msg: msg["id"] == "utt-task")
     assert heard["ok"] and heard["transcript"]["text"] == "please turn off the lamp in the living room"
     assert heard["transcript"]["confidence"] > 0.5 and heard["route"]["kind"] == "task"
-    assert heard["forwarded_to"] == "planner/task"
+    assert heard["forwarded_to"] == m.topic(m.PLANNER, m.TASK)
     plan = speech.client.result(m.PLANNER_PLAN, "utt-task", timeout=60)
     assert plan["ok"] and plan["task"] == "please turn off the lamp in the living room"
     assert any(step.startswith("(turn_off_light") and "lamp1" in step for step in plan["plan"]), plan["plan"]
@@ -102,7 +102,7 @@ def test_pcm_samples_of_a_spoken_update_change_the_graph_with_the_transcript_as_
     speech.send(speech.pcm, samples)
     heard = speech.wait(s.SPEECH_TRANSCRIPT, lambda msg: msg["ok"] and msg["transcript"]["text"] ==
                         "alice took the book")
-    assert heard["route"]["kind"] == "update" and heard["forwarded_to"] == "world_model/nl_update"
+    assert heard["route"]["kind"] == "update" and heard["forwarded_to"] == m.topic(m.WORLD_MODEL, m.NL_UPDATE)
     result = speech.client.result(m.WORLD_MODEL_RESULTS, heard["id"], timeout=60)
     assert result["ok"] and result["outcome"] == "applied" and result["record"]["input"] == "alice took the book"
     graph = speech.client.nodes["world_model"].world.graph
