@@ -266,6 +266,8 @@ class _Reader:
         things, the one the giver has; of alike places said without a place of their own ("in the sink"), the
         one in the room of the thing; with `being` ("the wine bottle is on the counter"), a thing already there
         (the words describe it rather than report a move)."""
+        if thing.mention.plural:
+            return False  # "give me a hand with the dishes", "put the mugs away": the model reads it
         options = list(thing.mention.candidates)
         if giver is not None and len(options) > 1:
             held = [n for n in options if self.graph.has_fact(Fact("has", (giver.mention.candidates[0], n)))]

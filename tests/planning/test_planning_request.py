@@ -76,6 +76,7 @@ def test_a_request_that_holds_already_is_satisfied():
     ("Turn off the vanity light but leave the bedside lamp on.", None),  # a negation: the model reads it
     ("The blue phone is ringing, answer it.", None),  # says what is so, to ask for something else
     ("It is far too dark in bedroom 2.", None),  # says what is so: the model reads what is asked
+    ("Give me a hand with the dishes.", "jessica"),  # several things: not the first of them
 ])
 def test_what_the_reading_cannot_be_sure_of_goes_to_the_model(text, speaker):
     assert reading(text, speaker) is None
