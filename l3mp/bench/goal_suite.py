@@ -80,6 +80,7 @@ from l3mp.bench.handwritten import (
     ids_option,
     listed_option,
     load_cases,
+    read_option,
     run_llm,
     select,
     split_option,
@@ -542,9 +543,7 @@ def options(quick: bool, env: dict[str, str] | None = None) -> Options:
         raise L3mpError(f"{ENV_TIMEOUT}={env.get(ENV_TIMEOUT)!r}: seconds, a number") from None
     if timeout_s <= 0:
         raise L3mpError(f"{ENV_TIMEOUT}={timeout_s:g}: must be positive")
-    read = {"on": (True,), "off": (False,), "both": (True, False)}.get(env.get(ENV_READ, "").strip() or "on")
-    if read is None:
-        raise L3mpError(f"{ENV_READ}={env.get(ENV_READ)!r}: use on, off or both")
+    read = read_option(env, ENV_READ)
     return Options(split_option(env, ENV_SPLIT, quick), listed_option(env, ENV_RETRIEVAL, "search", RETRIEVALS),
                    listed_option(env, ENV_LLMS, "simulated" if quick else ",".join(LLMS), LLMS),
                    ids_option(env, ENV_IDS), planner, timeout_s,

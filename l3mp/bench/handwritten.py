@@ -93,6 +93,15 @@ def listed_option(env: Mapping[str, str], key: str, default: str, valid: Sequenc
     return values
 
 
+def read_option(env: Mapping[str, str], key: str) -> tuple[bool, ...]:
+    """Whether runs read plain texts without the model: ``on`` (default), ``off`` or ``both`` (the lever, measured)."""
+    value = env.get(key, "").strip() or "on"
+    runs = {"on": (True,), "off": (False,), "both": (True, False)}.get(value)
+    if runs is None:
+        raise L3mpError(f"{key}={value!r}: use on, off or both")
+    return runs
+
+
 def ids_option(env: Mapping[str, str], key: str) -> tuple[str, ...]:
     return tuple(x.strip() for x in env.get(key, "").split(",") if x.strip())
 

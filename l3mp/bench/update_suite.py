@@ -53,13 +53,25 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from l3mp.bench.handwritten import detail_rows, run_llm, write_test_details
+from l3mp.bench.handwritten import (
+    LLMS,
+    Benchmark,
+    cases_file,
+    cases_out_option,
+    check_header,
+    detail_rows,
+    ids_option,
+    listed_option,
+    load_cases,
+    read_option,
+    run_llm,
+    select,
+    split_option,
+    write_test_details,
+)
 from l3mp.bench.runner import Metric, error_metric, percentile, register
 from l3mp.domain.paths import domain_path
 from l3mp.domain.pddl_domain import Domain
@@ -69,7 +81,6 @@ from l3mp.world.delta import Delta, state_delta
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import WorldModel
 
-SPLITS = ("dev", "test")
 OUTCOMES = ("change", "none", "ask")
 CATEGORIES = (
     # the simulator's event kinds (l3mp_sim.events)
@@ -89,7 +100,6 @@ TARGETS = {"exact": (90.0, "min"), "wrong_applied": (3.0, "max"), "seconds_p50":
 ENV_SPLIT, ENV_VARIANTS, ENV_LLMS = "L3MP_BENCH_UPDATES_SPLIT", "L3MP_BENCH_UPDATES_VARIANTS", "L3MP_BENCH_UPDATES_LLMS"
 ENV_IDS, ENV_CASES = "L3MP_BENCH_UPDATES_IDS", "L3MP_BENCH_UPDATES_CASES"
 ENV_READ = "L3MP_BENCH_UPDATES_READ"
-_READ = {"on": (True,), "off": (False,), "both": (True, False)}
 
 
 # ---- the cases --------------------------------------------------------------------------------
@@ -121,47 +131,19 @@ class Case:
         return out
 
 
-@dataclass(frozen=True)
-class Benchmark:
-    houses: dict[str, int]
-    cases: tuple[Case, ...]
-
-    def split(self, name: str) -> list[Case]:
-        return [c for c in self.cases if name == "all" or c.split == name]
-
-
 def cases_resource() -> Any:
     """The packaged cases file (a Traversable: works from a checkout, an editable and a normal install)."""
-    return resources.files("l3mp.bench").joinpath("cases", "updates.yaml")
+    return cases_file("updates.yaml")
 
 
-def load_benchmark(path: str | Path | None = None) -> Benchmark:
+def load_benchmark(path: str | Path | None = None) -> Benchmark[Case]:
     """Parse the cases file (the packaged one by default); FormatError names a malformed case."""
-    text = Path(path).read_text(encoding="utf-8") if path else cases_resource().read_text(encoding="utf-8")
-    data = yaml.safe_load(text)
-    if not isinstance(data, dict) or not isinstance(data.get("houses"), dict) or not isinstance(
-            data.get("cases"), list):
-        raise FormatError("the update cases file needs 'houses' (key -> seed) and 'cases' (a list)")
-    houses = {str(k): int(v) for k, v in data["houses"].items()}
-    return Benchmark(houses, tuple(_case(raw, houses) for raw in data["cases"]))
+    return load_cases("updates.yaml", "update", _case, path)
 
 
 def _case(raw: Any, houses: dict[str, int]) -> Case:
-    if not isinstance(raw, dict) or not isinstance(raw.get("id"), str):
-        raise FormatError(f"an update case must be a mapping with an 'id': {raw!r}")
-    where = f"update case {raw['id']}"
-    unknown = set(raw) - {"id", "split", "house", "categories", "text", "labels", "gold"}
-    if unknown:
-        raise FormatError(f"{where}: unknown key(s) {sorted(unknown)}")
-    if raw.get("split") not in SPLITS:
-        raise FormatError(f"{where}: split must be one of {SPLITS}")
-    if raw.get("house") not in houses:
-        raise FormatError(f"{where}: house {raw.get('house')!r} is not in 'houses'")
-    categories = raw.get("categories")
-    if not isinstance(categories, list) or not categories or not set(categories) <= set(CATEGORIES):
-        raise FormatError(f"{where}: categories must be a non-empty list of {CATEGORIES}")
-    if not isinstance(raw.get("text"), str) or not raw["text"].strip():
-        raise FormatError(f"{where}: text must be a non-empty string")
+    where = check_header(raw, houses, what="update", keys={"labels", "gold"}, categories=CATEGORIES)
+    categories = raw["categories"]
     labels = raw.get("labels") or {}
     if not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values()):
         raise FormatError(f"{where}: labels must map entity names to label strings")
@@ -437,41 +419,21 @@ def options(quick: bool, env: dict[str, str] | None = None) -> Options:
     from l3mp.updates import VARIANTS
 
     env = dict(os.environ) if env is None else env
-    split = env.get(ENV_SPLIT, "").strip() or ("all" if quick else "test")
-    if split not in (*SPLITS, "all"):
-        raise L3mpError(f"{ENV_SPLIT}={split!r}: use dev, test or all")
+    split = split_option(env, ENV_SPLIT, quick)
     variants = tuple(v.strip() for v in env.get(ENV_VARIANTS, DEFAULT_VARIANT).split(",") if v.strip())
     bad = [v for v in variants if v not in VARIANTS]
     if bad or not variants:
         raise L3mpError(f"{ENV_VARIANTS}: unknown variant(s) {bad or '(none)'}; valid: {', '.join(VARIANTS)}")
-    llms = tuple(x.strip() for x in env.get(ENV_LLMS, "simulated" if quick else "configured,simulated").split(",")
-                 if x.strip())
-    if not llms or not set(llms) <= {"configured", "simulated"}:
-        raise L3mpError(f"{ENV_LLMS}={env.get(ENV_LLMS)!r}: use configured and/or simulated")
-    ids = tuple(x.strip() for x in env.get(ENV_IDS, "").split(",") if x.strip())
-    out = env.get(ENV_CASES, "").strip()
-    cases_out = Path(out) if out else (None if quick else DEFAULT_CASES_OUT)
-    read_value = env.get(ENV_READ, "on").strip() or "on"
-    if read_value not in _READ:
-        raise L3mpError(f"{ENV_READ}={read_value!r}: use on, off or both")
-    return Options(split, variants, llms, ids, cases_out, _READ[read_value])
-
-
-def select(bench: Benchmark, opts: Options) -> list[Case]:
-    cases = bench.split(opts.split)
-    if opts.ids:
-        unknown = set(opts.ids) - {c.id for c in bench.cases}
-        if unknown:
-            raise L3mpError(f"{ENV_IDS}: unknown case id(s) {', '.join(sorted(unknown))}")
-        cases = [c for c in bench.cases if c.id in opts.ids]
-    return cases
+    llms = listed_option(env, ENV_LLMS, "simulated" if quick else ",".join(LLMS), LLMS)
+    return Options(split, variants, llms, ids_option(env, ENV_IDS),
+                   cases_out_option(env, ENV_CASES, quick, DEFAULT_CASES_OUT), read_option(env, ENV_READ))
 
 
 @register("updates")
 def update_suite(quick: bool) -> Iterator[Metric]:
     """Every selected case, for every LLM and variant (see the module docstring)."""
     opts = options(quick)
-    cases = select(load_benchmark(), opts)
+    cases = select(load_benchmark().cases, opts.split, opts.ids, ENV_IDS)
     test_details: dict[str, list[dict]] = {}
     for which in opts.llms:
         try:

@@ -9,7 +9,8 @@ from collections import Counter
 
 import pytest
 
-from l3mp.bench.update_suite import CATEGORIES, SPLITS, case_graph, case_world, cases_resource, load_benchmark
+from l3mp.bench.handwritten import SPLITS
+from l3mp.bench.update_suite import CATEGORIES, case_graph, case_world, cases_resource, load_benchmark
 from l3mp.domain.paths import ROBOT
 
 BENCH = load_benchmark()
