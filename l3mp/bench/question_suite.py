@@ -43,9 +43,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from l3mp.bench.handwritten import detail_rows, run_llm, write_test_details
 from l3mp.bench.runner import Metric, error_metric, percentile, register
 from l3mp.errors import L3mpError
-from l3mp.files import write_text_atomic
 
 ENV_SPLIT, ENV_LLMS, ENV_MODE = "L3MP_BENCH_QUESTIONS_SPLIT", "L3MP_BENCH_QUESTIONS_LLMS", "L3MP_BENCH_QUESTIONS_MODE"
 ENV_CASES = "L3MP_BENCH_QUESTIONS_CASES"
@@ -233,38 +233,23 @@ def question_suite(quick: bool) -> Iterator[Metric]:
             llm.close()
         yield from metrics(tag, scored, simulated=which == "simulated",
                            about=f"{name}, mode {opts.mode}, split {opts.split}")
-        dev = [s.to_json() for s in scored if s.case.split == "dev"]
-        if dev:
-            yield Metric(f"{tag}_dev_cases", len(dev), "questions",
-                         notes="per-question results of the DEV split: " + json.dumps(dev, separators=(",", ":")))
-        test = [s.to_json() for s in scored if s.case.split == "test"]
-        if test:
-            test_details[tag] = test
-            where = str(opts.cases_out) if opts.cases_out else f"not saved (set {ENV_CASES})"
-            yield Metric(f"{tag}_test_cases", len(test), "questions", notes=f"per-question results of TEST: {where}")
-    if test_details and opts.cases_out is not None:
-        document = {"note": "per-question results of the TEST split of l3mp bench questions; report, do not tune",
-                    "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "quick": quick,
-                    "runs": test_details}
-        opts.cases_out.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(opts.cases_out, json.dumps(document, indent=1) + "\n")
+        yield from detail_rows(tag, scored, unit="questions", cases_out=opts.cases_out, env_key=ENV_CASES,
+                               test_details=test_details)
+    write_test_details(opts.cases_out, suite="questions", quick=quick, details=test_details)
 
 
 def _make_llm(which: str) -> tuple[Any, str]:
-    if which == "simulated":
-        from l3mp_sim.simulated_llm import ErrorModel
-        from l3mp_sim.simulated_questions import SimulatedQuestionLLM
+    return run_llm(which, _simulated_llm)
 
-        from l3mp.domain.paths import domain_path
-        from l3mp.domain.pddl_domain import Domain
 
-        llm = SimulatedQuestionLLM(Domain.from_file(domain_path("household")), ErrorModel(), seed=0)
-        return llm, llm.name
-    from l3mp.llm.factory import make_llm
-    from l3mp.llm.settings import LLMSettings
+def _simulated_llm() -> Any:
+    from l3mp_sim.simulated_llm import ErrorModel
+    from l3mp_sim.simulated_questions import SimulatedQuestionLLM
 
-    settings = LLMSettings.from_sources(overrides={"cache": False})
-    return make_llm(settings), settings.name
+    from l3mp.domain.paths import domain_path
+    from l3mp.domain.pddl_domain import Domain
+
+    return SimulatedQuestionLLM(Domain.from_file(domain_path("household")), ErrorModel(), seed=0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
