@@ -8,7 +8,9 @@ The encoding, by predicate arity:
 - n-ary   ``(p a b c ...)``  <-> ``(a, p, [b, c, ...])``  (object is the list of the other arguments)
 
 Closed world: a false atom has no triplet, so ``(a, p, False)`` means "remove (p a)"
-only where a caller explicitly allows it (see `fact_from_triplet`).
+only where a caller explicitly allows it (see `fact_from_triplet`). There, a fact with two or more
+arguments is denied with a fourth element: ``(a, p, b, False)`` means "remove (p a b)" (and
+``(a, p, [b, c], False)`` "remove (p a b c)"); ``(a, p, b, True)`` is the same as ``(a, p, b)``.
 """
 
 from __future__ import annotations
@@ -46,12 +48,26 @@ def fact_to_triplet(fact: Fact) -> Triplet:
     return (args[0], fact.predicate, list(args[1:]))
 
 
+def triplet_with_truth(fact: Fact, truth: bool) -> list:
+    """A fact and its truth as a perception triplet: the triplet, with ``False`` in the object's place for a
+    false 0-ary or unary fact, or a fourth element ``False`` for a false fact with two or more arguments."""
+    triplet = list(fact_to_triplet(fact))
+    if truth:
+        return triplet
+    if len(fact.args) <= 1:
+        return [triplet[0], triplet[1], False]
+    return [*triplet, False]
+
+
 def fact_from_triplet(triplet: Any, *, allow_false: bool = False) -> tuple[Fact, bool]:
     """Decode a triplet into ``(fact, truth)``.
 
-    `truth` is False only for ``(s, p, False)`` with `allow_false`. Names are
-    lowercased (PDDL is case-insensitive). Raises FormatError on a malformed triplet.
+    `truth` is False only with `allow_false`, for ``(s, p, False)`` (a 0-ary or unary fact) or
+    ``(s, p, o, False)`` (a fact with two or more arguments). Names are lowercased (PDDL is
+    case-insensitive). Raises FormatError on a malformed triplet.
     """
+    if isinstance(triplet, list | tuple) and len(triplet) == 4:
+        return _with_truth(triplet, allow_false)
     if not isinstance(triplet, list | tuple) or len(triplet) != 3:
         raise FormatError(
             f"a triplet must be a list [subject, relation, object]; got {triplet!r}"
@@ -86,3 +102,19 @@ def fact_from_triplet(triplet: Any, *, allow_false: bool = False) -> tuple[Fact,
         f"{list(triplet)!r}: the object must be true (unary fact), an entity name (binary fact) "
         "or a list of at least two entity names (fact with 3 or more arguments)"
     )
+
+
+def _with_truth(triplet: list | tuple, allow_false: bool) -> tuple[Fact, bool]:
+    """``[s, p, o, truth]``: a fact with two or more arguments and its truth (where false facts are allowed)."""
+    *head, truth = triplet
+    if not allow_false:
+        raise FormatError(f"a triplet must be a list [subject, relation, object]; got {list(triplet)!r} "
+                          "([subject, relation, object, false], a fact no longer true, is only for perception batches)")
+    if truth is not True and truth is not False:
+        raise FormatError(f"{list(triplet)!r}: the 4th element of [subject, relation, object, false] must be the "
+                          "JSON boolean false (or true)")
+    if head[2] is True or head[2] is False:
+        raise FormatError(f"{list(triplet)!r}: a 0-ary or unary fact is denied with 3 elements, "
+                          f"[{head[0]!r}, {head[1]!r}, false]; the 4th element is for facts with an object")
+    fact, _ = fact_from_triplet(head)
+    return fact, truth

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
-from l3mp.domain.triplets import Fact
+from l3mp.domain.triplets import Fact, triplet_with_truth
 from l3mp.errors import DeltaRejected, FormatError, L3mpError, StoreError
 from l3mp.world.delta import Delta, EntitySpec, parse_entities, parse_names, parse_triplet
 from l3mp.world.graph import WorldGraph
@@ -70,7 +70,8 @@ class Observation:
                               "entities, triplets, remove_entities")
         triplets = data.get("triplets", [])
         if not isinstance(triplets, list):
-            raise FormatError("'triplets' must be a list of [subject, relation, object] (object may be false)")
+            raise FormatError("'triplets' must be a list of [subject, relation, object] (object may be false), or "
+                              "[subject, relation, object, false] for a fact with an object that is no longer true")
         check_count(triplets, "a perception batch")
         facts = tuple(parse_triplet(t, f"'triplets'[{i}]", allow_false=True) for i, t in enumerate(triplets))
         removed = parse_names(data.get("remove_entities", []), "remove_entities")
@@ -80,6 +81,18 @@ class Observation:
         if obs_id is not None:
             check_text(obs_id, "'observation_id'")
         return cls(facts, parse_entities(data.get("entities", {})), removed, obs_id)
+
+    def to_json(self) -> dict:
+        """Perception JSON that `from_json` reads back: a false fact with an object as ``[s, p, o, false]``."""
+        out: dict = {}
+        if self.observation_id is not None:
+            out["observation_id"] = self.observation_id
+        if self.entities:
+            out["entities"] = {n: {"type": s.type, **s.attrs()} for n, s in self.entities.items()}
+        out["triplets"] = [triplet_with_truth(fact, truth) for fact, truth in self.facts]
+        if self.remove_entities:
+            out["remove_entities"] = list(self.remove_entities)
+        return out
 
 
 class WorldModel:
