@@ -5,7 +5,9 @@ home say them, on generated houses (``l3mp_sim.house.generate_house``), each wit
 (``goal``: PDDL literals over the house's entities), a goal that already holds (``satisfied``), a question back
 because the request fits several things (``ask``), or a request this home cannot serve (``impossible``). A case may
 name its ``speaker`` (who "me" is) and the perception changes seen ``before`` it (things that moved since). DEV (two
-houses) is for tuning; TEST (four other houses) is for reporting.
+houses) is for tuning; TEST (four other houses) is for reporting. HOLDOUT (two more houses, in
+``l3mp/bench/cases/goals-holdout.yaml`` with its own ``houses:``, loaded with the main file) was written after TEST's
+failures had been read, and is only ever reported: nobody tunes on it or reads its results.
 
 Every case runs on a fresh in-memory world of its house (its ``before`` changes applied, verified) through
 `l3mp.planning.pipeline.TaskPlanner` (retrieval, goal, planner on the retrieved context, validation in the full
@@ -35,11 +37,12 @@ a real model only. **Rows of the simulated LLM** (``simulated_...``) answer from
 (an ``ask`` case: the reading of its first candidate; an ``impossible`` one: its literal reading, where it has one):
 they test the plumbing, they are never evidence of accuracy.
 
-Runs: ``--quick`` (CI): the simulated LLM on every case (both splits). Full: the configured LLM (``L3MP_LLM_*``;
+Runs: ``--quick`` (CI): the simulated LLM on every case (all three splits). Full: the configured LLM (``L3MP_LLM_*``;
 default the embedded model) and the simulated LLM, on the TEST split. Environment variables (the runner has no
 suite options):
 
-- ``L3MP_BENCH_GOALS_SPLIT``: ``test`` (default), ``dev`` or ``all``;
+- ``L3MP_BENCH_GOALS_SPLIT``: ``test`` (default), ``dev``, ``holdout`` or ``all``; the rows are tagged with it
+  (``llm_search_holdout_goal_right``; cases chosen by id: ``ids``, or ``holdout`` when all are HOLDOUT ones);
 - ``L3MP_BENCH_GOALS_RETRIEVAL``: comma-separated retrieval modes (``full``, ``entities``, ``search``; default
   ``search``, as ``l3mp plan``);
 - ``L3MP_BENCH_GOALS_LLMS``: comma-separated ``configured`` and/or ``simulated`` (default both; quick: simulated);
@@ -50,10 +53,12 @@ suite options):
   default 30);
 - ``L3MP_BENCH_GOALS_CASES``: where to write the TEST split's per-case details (default
   ``docs/benchmarks/goals-cases.json`` in a full run; a quick run writes them only when this is set). DEV per-case
-  details go into the ``..._dev_cases`` row.
+  details go into the ``..._dev_cases`` row. HOLDOUT per-case details go beside the TEST file, ``-holdout`` added
+  to its name (default ``docs/benchmarks/goals-cases-holdout.json``).
 
-Example: ``L3MP_BENCH_GOALS_SPLIT=dev l3mp bench goals --json /tmp/goals-dev.json``. A house to write cases against:
-``python -m l3mp.bench.update_suite --dump SEED``.
+Example: ``L3MP_BENCH_GOALS_SPLIT=dev l3mp bench goals --json /tmp/goals-dev.json``; the held-out report:
+``L3MP_BENCH_GOALS_SPLIT=holdout l3mp bench goals --json docs/benchmarks/goals-holdout.json``. A house to write
+cases against: ``python -m l3mp.bench.update_suite --dump SEED``.
 """
 
 from __future__ import annotations
@@ -71,6 +76,7 @@ from pathlib import Path
 from typing import Any
 
 from l3mp.bench.handwritten import (
+    HOLDOUT,
     LLMS,
     Benchmark,
     cases_file,
@@ -82,7 +88,9 @@ from l3mp.bench.handwritten import (
     load_cases,
     read_option,
     run_llm,
+    run_split,
     select,
+    split_about,
     split_option,
     write_test_details,
 )
@@ -555,8 +563,9 @@ def goal_suite(quick: bool) -> Iterator[Metric]:
     """Every selected case, for every LLM and retrieval mode (see the module docstring)."""
     opts = options(quick)
     cases = select(load_benchmark().cases, opts.split, opts.ids, ENV_IDS)
-    split = "ids" if opts.ids else opts.split
+    split = run_split("ids" if opts.ids else opts.split, cases, opts.ids)
     test_details: dict[str, list[dict]] = {}
+    holdout_details: dict[str, list[dict]] = {}
     for which in opts.llms:
         try:
             llm, name = run_llm(which, _simulated_llm)
@@ -574,13 +583,14 @@ def goal_suite(quick: bool) -> Iterator[Metric]:
                     print(f"    {case.id}: {last.answer}, goal {'right' if last.goal_right else 'wrong'}, plan "
                           f"{'right' if last.plan_right else 'wrong'}", file=sys.stderr, flush=True)
                 about = (f"{name}, retrieval {retrieval}{'' if read else ' without the plain reading'}, planner "
-                         f"{opts.planner}, split {split}")
+                         f"{opts.planner}, {split_about(split)}")
                 yield from metrics(tag, scored, simulated=which == "simulated", about=about)
                 yield from detail_rows(tag, scored, unit="cases", cases_out=opts.cases_out, env_key=ENV_CASES,
-                                       test_details=test_details)
+                                       test_details=test_details, holdout_details=holdout_details)
         finally:
             llm.close()
     write_test_details(opts.cases_out, suite="goals", quick=quick, details=test_details)
+    write_test_details(opts.cases_out, suite="goals", quick=quick, details=holdout_details, split=HOLDOUT)
 
 
 def _simulated_llm() -> Any:

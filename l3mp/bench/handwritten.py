@@ -1,6 +1,11 @@
 """What the benchmarks of hand-written cases share: the cases file's frame, run options from the environment, the
-LLM of a run, and per-case results kept apart by split (DEV among the results, TEST in a file of their own, so that
-nobody tunes on TEST failures by accident)."""
+LLM of a run, and per-case results kept apart by split (DEV among the results, TEST and HOLDOUT each in a file of
+their own, so that nobody tunes on their failures by accident).
+
+Three splits on disjoint houses: DEV (tune on it), TEST (report it; its failures were read once, so it is no longer
+a clean held-out measure) and HOLDOUT (written later, on houses of its own, only ever reported: nobody reads its
+texts or results to tune). A suite's HOLDOUT cases live in a cases file of their own beside the main one
+(``updates.yaml`` -> ``updates-holdout.yaml``, see `holdout_name`), with its own houses, and are loaded with it."""
 
 from __future__ import annotations
 
@@ -18,7 +23,9 @@ from l3mp.bench.runner import Metric
 from l3mp.errors import FormatError, L3mpError
 from l3mp.files import write_text_atomic
 
-SPLITS = ("dev", "test")
+SPLITS = ("dev", "test", "holdout")
+HOLDOUT = "holdout"
+"""The split that only ever gets reported: its cases are in the main file's ``-holdout`` sibling (`holdout_name`)."""
 LLMS = ("configured", "simulated")
 C = TypeVar("C")
 
@@ -41,17 +48,49 @@ def cases_file(name: str) -> Any:
     return resources.files("l3mp.bench").joinpath("cases", name)
 
 
+def holdout_name(name: str | Path) -> str:
+    """The HOLDOUT cases file beside cases file `name`: ``updates.yaml`` -> ``updates-holdout.yaml``."""
+    path = Path(name)
+    return path.with_name(f"{path.stem}-{HOLDOUT}{path.suffix}").as_posix()
+
+
 def load_cases(name: str, what: str, parse: Callable[[Any, dict[str, int]], C],
                path: str | Path | None = None) -> Benchmark[C]:
-    """Read cases file `path` (default: the packaged file `name`) and `parse` each raw case with the houses;
-    FormatError when the file has not the frame of houses and cases (`parse` names a malformed case)."""
-    text = Path(path).read_text(encoding="utf-8") if path else cases_file(name).read_text(encoding="utf-8")
-    data = yaml.safe_load(text)
-    if not isinstance(data, dict) or not isinstance(data.get("houses"), dict) or not isinstance(
-            data.get("cases"), list):
-        raise FormatError(f"the {what} cases file needs 'houses' (key -> seed) and 'cases' (a list)")
-    houses = {str(k): int(v) for k, v in data["houses"].items()}
-    return Benchmark(houses, tuple(parse(raw, houses) for raw in data["cases"]))
+    """Read cases file `path` (default: the packaged file `name`) and its HOLDOUT sibling (`holdout_name`, when it
+    exists) and `parse` each raw case with its own file's houses; FormatError when a file has not the frame of
+    houses and cases, when the two files give one house key different seeds, or when a HOLDOUT case is not in the
+    HOLDOUT file (or another split's case is) (`parse` names a malformed case)."""
+    if path:
+        main = Path(path)
+        sibling = Path(holdout_name(main))
+        texts = [(main.name, main.read_text(encoding="utf-8"), False)]
+        if sibling.is_file():
+            texts.append((sibling.name, sibling.read_text(encoding="utf-8"), True))
+    else:
+        texts = [(name, cases_file(name).read_text(encoding="utf-8"), False)]
+        packaged = cases_file(holdout_name(name))
+        if packaged.is_file():
+            texts.append((holdout_name(name), packaged.read_text(encoding="utf-8"), True))
+    houses: dict[str, int] = {}
+    cases: list[C] = []
+    for file_name, text, held_out in texts:
+        data = yaml.safe_load(text)
+        if not isinstance(data, dict) or not isinstance(data.get("houses"), dict) or not isinstance(
+                data.get("cases"), list):
+            raise FormatError(f"the {what} cases file {file_name} needs 'houses' (key -> seed) and 'cases' (a list)")
+        own = {str(k): int(v) for k, v in data["houses"].items()}
+        clash = sorted(k for k in own.keys() & houses.keys() if own[k] != houses[k])
+        if clash:
+            raise FormatError(f"the {what} cases file {file_name} gives house(s) {clash} other seeds")
+        houses.update(own)
+        for raw in data["cases"]:
+            case = parse(raw, own)
+            split = case.split  # type: ignore[attr-defined]
+            if (split == HOLDOUT) != held_out:
+                raise FormatError(f"{what} case {raw['id']}: split {split} belongs in "
+                                  f"{holdout_name(name) if split == HOLDOUT else name}, not {file_name}")
+            cases.append(case)
+    return Benchmark(houses, tuple(cases))
 
 
 def check_header(raw: Any, houses: Mapping[str, int], *, what: str, keys: set[str],
@@ -78,10 +117,10 @@ def check_header(raw: Any, houses: Mapping[str, int], *, what: str, keys: set[st
 
 # ---- options ----------------------------------------------------------------------------------
 def split_option(env: Mapping[str, str], key: str, quick: bool) -> str:
-    """``dev``, ``test`` or ``all`` (default: all in a quick run, else test)."""
+    """``dev``, ``test``, ``holdout`` or ``all`` (default: all in a quick run, else test)."""
     split = env.get(key, "").strip() or ("all" if quick else "test")
     if split not in (*SPLITS, "all"):
-        raise L3mpError(f"{key}={split!r}: use dev, test or all")
+        raise L3mpError(f"{key}={split!r}: use dev, test, holdout or all")
     return split
 
 
@@ -107,7 +146,8 @@ def ids_option(env: Mapping[str, str], key: str) -> tuple[str, ...]:
 
 
 def cases_out_option(env: Mapping[str, str], key: str, quick: bool, default: Path) -> Path | None:
-    """Where TEST per-case results go: `key`'s path, else `default` in a full run and nowhere in a quick one."""
+    """Where TEST per-case results go: `key`'s path, else `default` in a full run and nowhere in a quick one (the
+    HOLDOUT ones go beside it: `holdout_path`)."""
     out = env.get(key, "").strip()
     return Path(out) if out else (None if quick else default)
 
@@ -120,6 +160,20 @@ def select(cases: Sequence[Any], split: str, ids: Sequence[str], key: str) -> li
     if unknown:
         raise L3mpError(f"{key}: unknown case id(s) {', '.join(sorted(unknown))}")
     return [c for c in cases if c.id in ids]
+
+
+def run_split(split: str, cases: Sequence[Any], ids: Sequence[str]) -> str:
+    """The split a run's rows are tagged with (``<...>_<split>``): `split`, except that cases chosen by id with
+    HOLDOUT cases among them are tagged ``holdout`` (all HOLDOUT) or ``ids`` (mixed), so that no HOLDOUT row
+    passes for a TEST or DEV one."""
+    if ids and any(c.split == HOLDOUT for c in cases):
+        return HOLDOUT if all(c.split == HOLDOUT for c in cases) else "ids"
+    return split
+
+
+def split_about(split: str) -> str:
+    """How a run's notes name its split (HOLDOUT says that it is only reported)."""
+    return f"split {split}" + (" (HOLDOUT: only reported, never tuned on)" if split == HOLDOUT else "")
 
 
 # ---- the LLM of a run -------------------------------------------------------------------------
@@ -137,10 +191,18 @@ def run_llm(which: str, simulated: Callable[[], Any]) -> tuple[Any, str]:
 
 
 # ---- per-case results -------------------------------------------------------------------------
+def holdout_path(path: Path) -> Path:
+    """Where the HOLDOUT per-case results go, given where the TEST ones go: ``x.json`` -> ``x-holdout.json``."""
+    return Path(holdout_name(path))
+
+
 def detail_rows(tag: str, scored: Sequence[Any], *, unit: str, cases_out: Path | None, env_key: str,
-                test_details: dict[str, list[dict]]) -> Iterator[Metric]:
+                test_details: dict[str, list[dict]],
+                holdout_details: dict[str, list[dict]] | None = None) -> Iterator[Metric]:
     """The DEV per-case results (items with ``case.split`` and ``to_json()``) as a row; the TEST ones kept in
-    `test_details` under `tag` for `write_test_details`, with a row saying where they go."""
+    `test_details` and the HOLDOUT ones in `holdout_details`, under `tag`, for `write_test_details`, each with a row
+    saying where they go (HOLDOUT: beside the TEST file, `holdout_path`). L3mpError for HOLDOUT results without a
+    `holdout_details` to keep them in (never among the rows)."""
     dev = [s.to_json() for s in scored if s.case.split == "dev"]
     if dev:
         yield Metric(f"{tag}_dev_cases", len(dev), unit,
@@ -150,13 +212,29 @@ def detail_rows(tag: str, scored: Sequence[Any], *, unit: str, cases_out: Path |
         test_details[tag] = test
         where = str(cases_out) if cases_out else f"not saved (set {env_key})"
         yield Metric(f"{tag}_test_cases", len(test), unit, notes=f"per-case details of the TEST split: {where}")
+    held = [s.to_json() for s in scored if s.case.split == HOLDOUT]
+    if held:
+        if holdout_details is None:
+            raise L3mpError(f"{tag}: HOLDOUT results need a place of their own (holdout_details)")
+        holdout_details[tag] = held
+        where = str(holdout_path(cases_out)) if cases_out else f"not saved (set {env_key})"
+        yield Metric(f"{tag}_{HOLDOUT}_cases", len(held), unit,
+                     notes=f"per-case details of the HOLDOUT split (only reported, never tuned on): {where}")
 
 
-def write_test_details(path: Path | None, *, suite: str, quick: bool, details: dict[str, list[dict]]) -> None:
-    """Write the TEST per-case results of every run of `suite` to `path` (nothing when either is empty)."""
+def write_test_details(path: Path | None, *, suite: str, quick: bool, details: dict[str, list[dict]],
+                       split: str = "test") -> None:
+    """Write the TEST per-case results of every run of `suite` to `path` (nothing when either is empty); with
+    ``split="holdout"``, the HOLDOUT ones to `holdout_path` of `path`."""
     if not details or path is None:
         return
-    document = {"note": f"per-case results of the TEST split of l3mp bench {suite}; report, do not tune on them",
-                "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "quick": quick, "runs": details}
+    if split == HOLDOUT:
+        path = holdout_path(path)
+        note = (f"per-case results of the HOLDOUT split of l3mp bench {suite}: only reported; do not read them or "
+                "its cases to tune")
+    else:
+        note = f"per-case results of the TEST split of l3mp bench {suite}; report, do not tune on them"
+    document = {"note": note, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "quick": quick,
+                "runs": details}
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, json.dumps(document, indent=1) + "\n")

@@ -3,7 +3,9 @@
 The cases are in ``l3mp/bench/cases/updates.yaml`` (package data): sentences written by hand, the way people in
 the home say them, on generated houses (``l3mp_sim.house.generate_house``), each with its gold answer: the
 complete delta (``change``), nothing may change (``none``), or the update is ambiguous and the right answer is a
-question back (``ask``). DEV (two houses) is for tuning; TEST (four other houses) is for reporting.
+question back (``ask``). DEV (two houses) is for tuning; TEST (four other houses) is for reporting. HOLDOUT (two
+more houses, in ``l3mp/bench/cases/updates-holdout.yaml`` with its own ``houses:``, loaded with the main file) was
+written after TEST's failures had been read, and is only ever reported: nobody tunes on it or reads its results.
 
 Every case runs on a fresh in-memory copy of its house (with the case's perception ``labels`` set) through
 `l3mp.updates.NLUpdater` with one LLM and one variant. Scoring, per case:
@@ -25,11 +27,12 @@ exact >= 90 %, wrong-but-applied <= 3 %, p50 <= 6 s) are set on the rows of a re
 simulated LLM** (``simulated_...``) answer from the gold delta through an error model: they test the plumbing,
 they are never evidence of accuracy.
 
-Runs: ``--quick`` (CI): the simulated LLM on every case (both splits). Full: the configured LLM (``L3MP_LLM_*``;
+Runs: ``--quick`` (CI): the simulated LLM on every case (all three splits). Full: the configured LLM (``L3MP_LLM_*``;
 default the embedded model) and the simulated LLM, on the TEST split. Environment variables (the runner has no
 suite options):
 
-- ``L3MP_BENCH_UPDATES_SPLIT``: ``test`` (default), ``dev`` or ``all``;
+- ``L3MP_BENCH_UPDATES_SPLIT``: ``test`` (default), ``dev``, ``holdout`` or ``all``; the rows are tagged with
+  it (``llm_R^S_V_holdout_exact``; cases chosen by id that include HOLDOUT ones: ``holdout`` or ``ids``);
 - ``L3MP_BENCH_UPDATES_VARIANTS``: comma-separated variants of `l3mp.updates.VARIANTS` (default ``R^S_V``);
 - ``L3MP_BENCH_UPDATES_LLMS``: comma-separated ``configured`` and/or ``simulated`` (default both; quick: simulated);
 - ``L3MP_BENCH_UPDATES_IDS``: comma-separated case ids, to run only those (a smoke run);
@@ -38,10 +41,12 @@ suite options):
 - ``L3MP_BENCH_UPDATES_CASES``: where to write the TEST split's per-case details (default
   ``docs/benchmarks/updates-cases.json`` under the current directory in a full run; a quick run writes them only
   when this is set). They are kept apart from the metric rows so that nobody tunes on TEST failures by accident;
-  DEV per-case details go into the ``..._dev_cases`` row of the results.
+  DEV per-case details go into the ``..._dev_cases`` row of the results. HOLDOUT per-case details go beside the
+  TEST file, ``-holdout`` added to its name (default ``docs/benchmarks/updates-cases-holdout.json``).
 
-Example: ``L3MP_BENCH_UPDATES_SPLIT=dev l3mp bench updates --json /tmp/updates-dev.json``. The cases of a house
-are easiest to write and check against its dump: ``python -m l3mp.bench.update_suite --dump SEED``.
+Example: ``L3MP_BENCH_UPDATES_SPLIT=dev l3mp bench updates --json /tmp/updates-dev.json``; the held-out report:
+``L3MP_BENCH_UPDATES_SPLIT=holdout l3mp bench updates --json docs/benchmarks/updates-holdout.json``. The cases of a
+house are easiest to write and check against its dump: ``python -m l3mp.bench.update_suite --dump SEED``.
 """
 
 from __future__ import annotations
@@ -57,6 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from l3mp.bench.handwritten import (
+    HOLDOUT,
     LLMS,
     Benchmark,
     cases_file,
@@ -68,7 +74,9 @@ from l3mp.bench.handwritten import (
     load_cases,
     read_option,
     run_llm,
+    run_split,
     select,
+    split_about,
     split_option,
     write_test_details,
 )
@@ -434,7 +442,9 @@ def update_suite(quick: bool) -> Iterator[Metric]:
     """Every selected case, for every LLM and variant (see the module docstring)."""
     opts = options(quick)
     cases = select(load_benchmark().cases, opts.split, opts.ids, ENV_IDS)
+    split = run_split(opts.split, cases, opts.ids)
     test_details: dict[str, list[dict]] = {}
+    holdout_details: dict[str, list[dict]] = {}
     for which in opts.llms:
         try:
             llm, name = _make_llm(which)
@@ -444,19 +454,21 @@ def update_suite(quick: bool) -> Iterator[Metric]:
         try:
             for variant, read in ((v, r) for v in opts.variants for r in opts.read):
                 tag = f"{'simulated' if which == 'simulated' else 'llm'}_{variant}{'' if read else '_noread'}_" \
-                      f"{opts.split}"
+                      f"{split}"
                 scored = []
                 for case in cases:
                     scored.append(run_case(case, llm, variant, read_text=read))
                     print(f"    {case.id}: {'exact' if scored[-1].exact else scored[-1].outcome}", file=sys.stderr,
                           flush=True)
-                about = f"{name}, variant {variant}{'' if read else ' without the plain reading'}, split {opts.split}"
+                about = (f"{name}, variant {variant}{'' if read else ' without the plain reading'}, "
+                         f"{split_about(split)}")
                 yield from metrics(tag, scored, simulated=which == "simulated", about=about)
                 yield from detail_rows(tag, scored, unit="cases", cases_out=opts.cases_out, env_key=ENV_CASES,
-                                       test_details=test_details)
+                                       test_details=test_details, holdout_details=holdout_details)
         finally:
             llm.close()
     write_test_details(opts.cases_out, suite="updates", quick=quick, details=test_details)
+    write_test_details(opts.cases_out, suite="updates", quick=quick, details=holdout_details, split=HOLDOUT)
 
 
 def _make_llm(which: str) -> tuple[Any, str]:

@@ -6,20 +6,34 @@ applies the gold delta; told another valid delta it applies that one; with every
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 import pytest
+import yaml
 
+from l3mp.bench.handwritten import (
+    HOLDOUT,
+    cases_file,
+    detail_rows,
+    holdout_name,
+    run_split,
+    split_about,
+    write_test_details,
+)
 from l3mp.bench.update_suite import (
     ENV_CASES,
     ENV_IDS,
+    ENV_SPLIT,
     load_benchmark,
+    options,
     result_outcome,
     run_case,
     simulated_llm_module,
     summary,
 )
 from l3mp.domain.triplets import Fact
+from l3mp.errors import FormatError, L3mpError
 from l3mp.world.delta import Delta
 from tests.bench.support import quick_suite
 
@@ -111,3 +125,86 @@ def test_the_quick_suite_reports_rows_overall_and_per_category(tmp_path, monkeyp
     assert rows[f"{tag}_test_cases"]["value"] == 1
     saved = (tmp_path / "cases.json").read_text(encoding="utf-8")
     assert '"t04-02"' in saved and "d21-25" not in saved
+
+
+# ---- the HOLDOUT split (its own cases file, its own per-case results) ------------------------------------------
+def _cases_file(path, houses, cases):
+    path.write_text(yaml.safe_dump({"houses": houses, "cases": cases}), encoding="utf-8")
+
+
+def _raw(case_id: str, split: str, house: str) -> dict:
+    return {"id": case_id, "split": split, "house": house, "categories": ["no_change"],
+            "text": "The lights are as they were.", "gold": {"outcome": "none"}}
+
+
+def test_the_holdout_cases_come_from_the_sibling_file_with_its_own_houses(tmp_path):
+    _cases_file(tmp_path / "updates.yaml", {"a": 21}, [_raw("d-01", "dev", "a"), _raw("t-01", "test", "a")])
+    _cases_file(tmp_path / "updates-holdout.yaml", {"b": 31}, [_raw("h-01", "holdout", "b")])
+    bench = load_benchmark(tmp_path / "updates.yaml")
+    assert bench.houses == {"a": 21, "b": 31}
+    assert [(c.id, c.split, c.seed) for c in bench.split(HOLDOUT)] == [("h-01", "holdout", 31)]
+    assert len(bench.split("all")) == 3
+    _cases_file(tmp_path / "updates-holdout.yaml", {"b": 31}, [_raw("h-01", "holdout", "a")])
+    with pytest.raises(FormatError, match="h-01: house 'a' is not in 'houses'"):  # no borrowing the main houses
+        load_benchmark(tmp_path / "updates.yaml")
+
+
+@pytest.mark.parametrize(("main", "held", "message"), [
+    ([_raw("h-01", "holdout", "a")], [], "h-01: split holdout belongs in updates-holdout.yaml"),
+    ([], [_raw("t-01", "test", "a")], "t-01: split test belongs in updates.yaml"),
+])
+def test_a_holdout_case_lives_only_in_the_holdout_file(tmp_path, main, held, message):
+    _cases_file(tmp_path / "updates.yaml", {"a": 21}, main)
+    _cases_file(tmp_path / "updates-holdout.yaml", {"a": 21}, held)
+    with pytest.raises(FormatError, match=message):
+        load_benchmark(tmp_path / "updates.yaml")
+
+
+def test_the_two_files_may_not_give_a_house_two_seeds(tmp_path):
+    _cases_file(tmp_path / "updates.yaml", {"a": 21}, [])
+    _cases_file(tmp_path / "updates-holdout.yaml", {"a": 31}, [])
+    with pytest.raises(FormatError, match="other seeds"):
+        load_benchmark(tmp_path / "updates.yaml")
+
+
+def test_the_packaged_benchmark_reads_the_holdout_file():
+    held = yaml.safe_load(cases_file(holdout_name("updates.yaml")).read_text(encoding="utf-8"))
+    bench = load_benchmark()
+    assert held["houses"].items() <= bench.houses.items()
+    assert [c["id"] for c in held["cases"]] == [c.id for c in bench.split(HOLDOUT)]
+
+
+def test_the_holdout_split_is_an_option_and_tags_its_rows():
+    assert options(False, {ENV_SPLIT: "holdout"}).split == "holdout"
+    assert options(True, {}).split == "all" and options(False, {}).split == "test"
+    with pytest.raises(L3mpError, match="dev, test, holdout or all"):
+        options(False, {ENV_SPLIT: "heldout"})
+    cases = [SimpleNamespace(split="holdout"), SimpleNamespace(split="test")]
+    assert run_split("test", cases[:1], ("h-01",)) == "holdout"  # chosen by id in a run whose split is test
+    assert run_split("test", cases, ("h-01", "t-01")) == "ids"
+    assert run_split("test", cases[1:], ("t-01",)) == "test"
+    assert run_split("holdout", cases[:1], ()) == "holdout"
+    assert "HOLDOUT: only reported" in split_about("holdout") and split_about("test") == "split test"
+
+
+def test_holdout_per_case_results_go_to_their_own_file_never_into_the_rows(tmp_path):
+    def scored(case_id, split):
+        return SimpleNamespace(case=SimpleNamespace(split=split), to_json=lambda: {"id": case_id})
+
+    results = [scored("d-01", "dev"), scored("t-01", "test"), scored("h-01", "holdout")]
+    test_details: dict = {}
+    holdout_details: dict = {}
+    out = tmp_path / "updates-cases.json"
+    rows = {m.name: m for m in detail_rows("llm_x_all", results, unit="cases", cases_out=out, env_key=ENV_CASES,
+                                           test_details=test_details, holdout_details=holdout_details)}
+    assert set(rows) == {"llm_x_all_dev_cases", "llm_x_all_test_cases", "llm_x_all_holdout_cases"}
+    assert "h-01" not in rows["llm_x_all_dev_cases"].notes and "t-01" not in rows["llm_x_all_dev_cases"].notes
+    assert str(tmp_path / "updates-cases-holdout.json") in rows["llm_x_all_holdout_cases"].notes
+    assert holdout_details == {"llm_x_all": [{"id": "h-01"}]} and test_details == {"llm_x_all": [{"id": "t-01"}]}
+    write_test_details(out, suite="updates", quick=False, details=test_details)
+    write_test_details(out, suite="updates", quick=False, details=holdout_details, split=HOLDOUT)
+    held = json.loads((tmp_path / "updates-cases-holdout.json").read_text(encoding="utf-8"))
+    assert held["runs"] == {"llm_x_all": [{"id": "h-01"}]} and "HOLDOUT" in held["note"]
+    assert "h-01" not in out.read_text(encoding="utf-8")
+    with pytest.raises(L3mpError, match="HOLDOUT"):  # a suite that has no place for them may not drop them in
+        list(detail_rows("q", results, unit="cases", cases_out=out, env_key=ENV_CASES, test_details={}))
