@@ -1,4 +1,5 @@
-"""The hand-written update benchmark (l3mp/bench/cases/updates.yaml) is well-formed and right about its houses.
+"""The hand-written update benchmark (l3mp/bench/cases/updates.yaml, and its HOLDOUT split in updates-holdout.yaml)
+is well-formed and right about its houses.
 
 No LLM: every gold delta is checked against its generated house with the project's verifier.
 """
@@ -9,7 +10,8 @@ from collections import Counter
 
 import pytest
 
-from l3mp.bench.handwritten import SPLITS
+from l3mp.bench import goal_suite
+from l3mp.bench.handwritten import HOLDOUT, SPLITS, cases_file, holdout_name
 from l3mp.bench.update_suite import CATEGORIES, case_graph, case_world, cases_resource, load_benchmark
 from l3mp.domain.paths import ROBOT
 
@@ -17,10 +19,12 @@ BENCH = load_benchmark()
 CHANGES = [c for c in BENCH.cases if c.outcome == "change"]
 LOCATION = {"on": 0, "inside": 0, "has": 1, "holding": 1}
 """Where the item is among the arguments of each place fact."""
+OTHER_SEEDS = {1, 3, 5, 7, 11, 17}
+"""Houses of the other suites and of the main job (the evaluation, speech, planning, retrieval, graph, faults)."""
 
 
-def test_the_cases_file_is_package_data():
-    assert cases_resource().is_file()
+def test_the_cases_files_are_package_data():
+    assert cases_resource().is_file() and cases_file(holdout_name("updates.yaml")).is_file()
 
 
 def test_ids_are_unique_and_splits_use_disjoint_houses():
@@ -32,6 +36,12 @@ def test_ids_are_unique_and_splits_use_disjoint_houses():
     assert not seeds["dev"] & seeds["test"]
     assert len(seeds["dev"]) >= 2 and len(seeds["test"]) >= 4
     assert not {1, 7} & set(BENCH.houses.values()), "seeds 1 and 7 are the evaluation's and the main job's houses"
+    # HOLDOUT: houses of its own, in no other split of either benchmark and in no other suite
+    goals = goal_suite.load_benchmark()
+    elsewhere = seeds["dev"] | seeds["test"] | {c.seed for c in goals.cases if c.split != HOLDOUT} | OTHER_SEEDS
+    assert len(seeds[HOLDOUT]) >= 2 and not seeds[HOLDOUT] & elsewhere, seeds[HOLDOUT]
+    assert not seeds[HOLDOUT] & {c.seed for c in goals.split(HOLDOUT)}, "the goals HOLDOUT has other houses"
+    assert all(c.id.startswith("h") for c in BENCH.split(HOLDOUT))
 
 
 def test_counts_outcomes_and_category_coverage():
@@ -45,6 +55,20 @@ def test_counts_outcomes_and_category_coverage():
         assert outcomes["none"] and outcomes["ask"], (split, outcomes)
     quiet = sum(c.outcome != "change" for c in test) / len(test)
     assert 0.10 <= quiet <= 0.15, f"{quiet:.1%} of TEST are none/ask outcomes (want 10-15 %)"
+
+
+def test_the_holdout_split_covers_every_category_on_each_of_its_houses():
+    held = BENCH.split(HOLDOUT)
+    assert len(held) >= 60
+    counts = Counter(cat for c in held for cat in c.categories)
+    thin = {cat: counts[cat] for cat in CATEGORIES if counts[cat] < 2}
+    assert not thin, f"HOLDOUT: categories with fewer than 2 cases: {thin}"
+    outcomes = Counter(c.outcome for c in held)
+    assert outcomes["none"] >= 4 and outcomes["ask"] >= 3, outcomes
+    quiet = (outcomes["none"] + outcomes["ask"]) / len(held)
+    assert 0.10 <= quiet <= 0.20, f"{quiet:.1%} of HOLDOUT are none/ask outcomes (want 10-20 %)"
+    per_house = Counter(c.house for c in held)
+    assert len(per_house) >= 2 and min(per_house.values()) >= 25, per_house
 
 
 def test_ask_cases_are_ambiguous_and_none_cases_name_what_they_are():
