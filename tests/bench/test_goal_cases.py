@@ -1,4 +1,5 @@
-"""The hand-written request benchmark (l3mp/bench/cases/goals.yaml) is well-formed and right about its houses.
+"""The hand-written request benchmark (l3mp/bench/cases/goals.yaml, and its HOLDOUT split in goals-holdout.yaml) is
+well-formed and right about its houses.
 
 No LLM: every gold goal is checked against its generated house (after the case's perception changes) with the
 project's goal parser, planner (LAPKT) and validator; what a case says cannot be planned is proved so with
@@ -22,7 +23,7 @@ from l3mp.bench.goal_suite import (
     house_of,
     load_benchmark,
 )
-from l3mp.bench.handwritten import SPLITS
+from l3mp.bench.handwritten import HOLDOUT, SPLITS, cases_file, holdout_name
 from l3mp.bench.update_suite import household
 from l3mp.errors import ProblemError
 from l3mp.planning.goal import WILDCARD, assemble_goal, parse_goal
@@ -64,8 +65,8 @@ def named(case: GoalCase) -> set[str]:
     return names | set(case.candidates) | ({case.speaker} if case.speaker else set())
 
 
-def test_the_cases_file_is_package_data():
-    assert cases_resource().is_file()
+def test_the_cases_files_are_package_data():
+    assert cases_resource().is_file() and cases_file(holdout_name("goals.yaml")).is_file()
 
 
 def test_ids_are_unique_and_the_splits_are_the_updates_benchmarks_houses():
@@ -73,15 +74,20 @@ def test_ids_are_unique_and_the_splits_are_the_updates_benchmarks_houses():
     assert len(ids) == len(set(ids)), [i for i, n in Counter(ids).items() if n > 1]
     updates = update_suite.load_benchmark()
     for split in SPLITS:
-        seeds = {c.seed for c in BENCH.split(split)}
-        assert seeds == {c.seed for c in updates.split(split)}, split
         assert all(c.id.startswith(split[0]) for c in BENCH.split(split))
+        if split != HOLDOUT:  # DEV and TEST: houses of the updates benchmark's same split (it may have more)
+            assert {c.seed for c in BENCH.split(split)} <= {c.seed for c in updates.split(split)}, split
+    # HOLDOUT: two houses of its own, in no split of the updates benchmark (nor its HOLDOUT) and no other split here
+    held = {c.seed for c in BENCH.split(HOLDOUT)}
+    elsewhere = {c.seed for c in updates.cases} | {c.seed for c in BENCH.cases if c.split != HOLDOUT}
+    assert len(held) >= 2 and not held & elsewhere, held
+    assert not held & {1, 3, 5, 7, 11, 17}, "the other suites' and the main job's houses"
 
 
 def test_counts_outcomes_and_category_coverage():
     dev, test = BENCH.split("dev"), BENCH.split("test")
-    assert len(BENCH.cases) >= 80
-    assert 0.30 <= len(dev) / len(BENCH.cases) <= 0.40, f"DEV is {len(dev) / len(BENCH.cases):.0%} of the cases"
+    assert len(dev) + len(test) >= 80
+    assert 0.30 <= len(dev) / (len(dev) + len(test)) <= 0.40, f"DEV is {len(dev) / (len(dev) + len(test)):.0%}"
     for split, cases, least in (("dev", dev, 1), ("test", test, 2)):
         counts = Counter(cat for c in cases for cat in c.categories)
         thin = {cat: counts[cat] for cat in CATEGORIES if counts[cat] < least}
@@ -90,6 +96,18 @@ def test_counts_outcomes_and_category_coverage():
         assert all(outcomes[o] >= 2 for o in GOLD), (split, outcomes)
         per_house = Counter(c.house for c in cases)
         assert min(per_house.values()) >= 15, (split, per_house)
+
+
+def test_the_holdout_split_covers_every_category_and_outcome_on_each_of_its_houses():
+    held = BENCH.split(HOLDOUT)
+    assert len(held) >= 40
+    counts = Counter(cat for c in held for cat in c.categories)
+    thin = {cat: counts[cat] for cat in CATEGORIES if counts[cat] < 2}
+    assert not thin, f"HOLDOUT: categories with fewer than 2 cases: {thin}"
+    outcomes = Counter(c.outcome for c in held)
+    assert all(outcomes[o] >= 3 for o in GOLD), outcomes
+    per_house = Counter(c.house for c in held)
+    assert len(per_house) >= 2 and min(per_house.values()) >= 18, per_house
 
 
 def test_categories_say_what_the_gold_and_the_case_are():
