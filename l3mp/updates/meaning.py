@@ -39,6 +39,12 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+|#+|\n+|\s[-\u2013\u2014]+\s")
 _INSTRUCTION = re.compile(
     r"\b(ignore|disregard|forget|erase|wipe|delete|instructions?|system|prompt|pretend|override|rules?|"
     r"from now on|your memory|the memory|database|developer mode|jailbreak)\b", re.IGNORECASE)
+_TOLD = re.compile(
+    r"^\s*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)?(?:remember|note|make a note|keep in mind|"
+    r"write down|record)\s*[:,]?\s+(?:that\s+)?(?=\w)|"
+    r"^\s*(?:just\s+)?(?:so\s+you\s+know|fyi|for your information)\s*[,:]?\s*",
+    re.IGNORECASE)
+"""A report framed as something to remember ("Could you remember that Tom put the mug away?"): it tells."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,9 @@ def report_part(text: str) -> tuple[str, tuple[str, ...]]:
     for sentence in _SENTENCE.split(text):
         if not sentence.strip():
             continue
+        told = _TOLD.match(sentence)
+        if told and not _INSTRUCTION.search(sentence):
+            sentence = sentence[told.end():].rstrip("?").strip() or sentence
         if _INSTRUCTION.search(sentence):
             dropped.append(sentence.strip())
         else:
@@ -76,6 +85,9 @@ def is_question(text: str) -> bool:
     """Whether the text asks rather than tells: it opens with a question word or an auxiliary verb ("Is the fridge
     open?", "Where did Tom put the mug?"). A report followed by a request ("The phone is ringing, can someone get
     it?") tells."""
+    told = _TOLD.match(text)
+    if told and text[told.end():].strip():
+        text = text[told.end():]  # "Could you remember that ...": what follows decides
     words = tokens(text)
     return bool(words) and words[0] in _QUESTION_WORDS
 
