@@ -22,15 +22,22 @@ class AdapterError(L3mpError):
 @dataclass(frozen=True)
 class AdapterContext:
     """What a factory gets for each plan: the domain, the graph the robot believes at the plan's start (a copy,
-    the adapter may keep it), and the ``adapter_options`` parameter as a JSON object."""
+    the adapter may keep it), the ``adapter_options`` parameter as a JSON object, and the plan with its goal
+    (PDDL; None when the request gave none, and then nothing is re-planned). An adapter that sees the world
+    (AI2-THOR) checks the rest of the plan and the goal against what it sees, and fails the step that a surprise
+    breaks, which makes the executor node re-plan."""
 
     domain: Domain
     believed: WorldGraph
     options: dict[str, Any]
+    goal: str | None = None
+    plan: tuple[str, ...] = ()
 
 
 AdapterFactory = Callable[[AdapterContext], Executor]
-"""Makes the Executor (``execute(action) -> StepOutcome``) that runs one plan."""
+"""Makes the Executor (``execute(action) -> StepOutcome``) that runs one plan. The executor may also have
+``expect(plan, goal)``, called with each new plan after a re-plan, and ``finish()``, called once when the plan's
+run ends (to perceive the last action's outcome, release a resource)."""
 
 
 def graph_adapter(context: AdapterContext) -> Executor:

@@ -126,18 +126,32 @@ class ExecutorNode(L3mpNode):
         if not self.follower.wait_synced(SYNC_WAIT_S):
             return m.error(m.EXECUTE, ident, "no_state", f"not in step with the world model: {self.replica.problem}")
         believed = self.replica.graph.copy()
+        goal = request.get("goal")
         try:
-            adapter = self.adapter(AdapterContext(self.domain, believed, dict(self.options)))
+            adapter = self.adapter(AdapterContext(self.domain, believed, dict(self.options), goal=goal,
+                                                  plan=tuple(request["plan"])))
         except Exception as exc:  # a plug-in's own failure is reported, not raised
             return m.error(m.EXECUTE, ident, "adapter", f"adapter {self.params['adapter']!r} failed to start: {exc}")
         steps = _Reporting(adapter, ident, self._publish_step, self._cancel)
-        goal = request.get("goal")
-        replan = None if goal is None else (lambda: self._new_plan(request.get("task", goal), goal,
-                                                                   request.get("retrieval")))
+        expect = getattr(adapter, "expect", None)
+
+        def replan() -> list[str] | None:
+            plan = self._new_plan(request.get("task", goal), goal, request.get("retrieval"))
+            if plan is not None and callable(expect):
+                try:
+                    expect(plan, goal)  # the adapter checks the new plan against what it sees
+                except Exception as exc:  # a plug-in's crash: the new plan runs unchecked
+                    self.get_logger().warning(f"adapter {self.params['adapter']!r}: expect() failed: "
+                                              f"{type(exc).__name__}: {exc}")
+            return plan
+
         self._write_seconds = 0.0
         started = time.perf_counter()
-        report = run_plan(self.replica, steps, request["plan"], task_ref=ident, replan=replan,
-                          max_replans=self.params["max_replans"])
+        try:
+            report = run_plan(self.replica, steps, request["plan"], task_ref=ident,
+                              replan=None if goal is None else replan, max_replans=self.params["max_replans"])
+        finally:
+            self._finish(adapter)
         run_seconds = time.perf_counter() - started
         fields = {"task": request.get("task"), "status": report.status, "replans": report.replans,
                   "failures": report.failures, "message": report.message, "world_seq": self.replica.origin_seq,
@@ -148,6 +162,16 @@ class ExecutorNode(L3mpNode):
         if report.status == "completed":
             return m.result(m.EXECUTE, ident, True, **fields)
         return m.error(m.EXECUTE, ident, "cancelled" if self._cancel.is_set() else "failed", report.message, **fields)
+
+    def _finish(self, adapter: Any) -> None:
+        """The adapter's ``finish()``, if it has one; its failure is logged (the plan's outcome stands)."""
+        finish = getattr(adapter, "finish", None)
+        if callable(finish):
+            try:
+                finish()
+            except Exception as exc:  # a plug-in's crash must not lose the plan's result
+                self.get_logger().warning(f"adapter {self.params['adapter']!r}: finish() failed: "
+                                          f"{type(exc).__name__}: {exc}")
 
     def _new_plan(self, task: str, goal: str, retrieval: str | None) -> list[str] | None:
         if self._cancel.is_set():

@@ -8,6 +8,7 @@ re-plans. A step whose ``lastActionSuccess`` is false fails the action, and its 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -47,6 +48,9 @@ class ThorExecutor:
         self._pending: Any = None
         self._expected: list[str] = []
         self._goal: str | None = None
+        self._last_seen_event: Any = None
+        self.lock = threading.RLock()
+        """Held while the controller steps or an event is perceived: a plan's thread and a bridge share it."""
         self.perceived: list[Observation] = []
         """Every perception batch this executor sent to the world model, in order."""
         self.rejected: list[str] = []
@@ -60,6 +64,10 @@ class ThorExecutor:
     def start(self, *, survey: bool = True) -> str:
         """Put the agent at the interaction pose of the object nearest to it and perceive the scene (with
         `survey`, every object: the agent's prior map). Returns the entity it stands at."""
+        with self.lock:
+            return self._start(survey)
+
+    def _start(self, survey: bool) -> str:
         event = self._controller.last_event
         objects = list(event.metadata["objects"])
         self._perception.namer.name_all(objects)
@@ -80,10 +88,15 @@ class ThorExecutor:
     def expect(self, plan: Sequence[str], goal: str | None) -> None:
         """The plan about to run and its goal: before each of its actions the rest of it is checked against
         what was seen, so a surprise re-plans at once instead of at the step it breaks."""
-        self._expected = list(plan)
-        self._goal = goal
+        with self.lock:
+            self._expected = list(plan)
+            self._goal = goal
 
     def execute(self, action: str) -> StepOutcome:
+        with self.lock:
+            return self._execute(action)
+
+    def _execute(self, action: str) -> StepOutcome:
         self.flush()
         surprise = self._surprise(action)
         if surprise is not None:
@@ -109,16 +122,38 @@ class ThorExecutor:
     def use_world(self, world: WorldModel, *, writes_back: bool) -> None:
         """Check and perceive against another belief from now on (`writes_back`: this executor records each
         action's effects in it, because the `run_plan` it serves writes to a different world model)."""
-        self.flush()
-        self._world = world
-        self._writes_back = writes_back
-        self._expected, self._goal = [], None
+        with self.lock:
+            self.flush()
+            self._world = world
+            self._writes_back = writes_back
+            self._expected, self._goal = [], None
 
     def flush(self) -> None:
         """Perceive the last successful action's event, if not done yet."""
-        if self._pending is not None:
-            event, self._pending = self._pending, None
+        with self.lock:
+            if self._pending is not None:
+                event, self._pending = self._pending, None
+                self._perceive(event)
+
+    def finish(self) -> None:
+        """The end of a plan's run (the executor node calls it): perceive the last action's event."""
+        self.flush()
+
+    def look(self) -> Observation | None:
+        """Perceive the controller's latest event if no batch came from it yet (another client stepped it); the
+        batch sent, or None when nothing changed, an action is running or a plan's last event waits for the plan
+        (a look never runs between a plan's actions and their effects: the plan perceives its own events)."""
+        if not self.lock.acquire(blocking=False):
+            return None
+        try:
+            event = self._controller.last_event
+            if self._pending is not None or event is None or event is self._last_seen_event:
+                return None
+            count = len(self.perceived)
             self._perceive(event)
+            return self.perceived[-1] if len(self.perceived) > count else None
+        finally:
+            self.lock.release()
 
     def _surprise(self, action: str) -> str | None:
         """Why what was seen stops `action` (its preconditions, or the rest of the expected plan), or None."""
@@ -149,6 +184,7 @@ class ThorExecutor:
             self.rejected.append(f"{action}: {exc}")
 
     def _perceive(self, event: Any, *, survey: bool = False) -> None:
+        self._last_seen_event = event
         observation = self._perception.observe(event.metadata, self._world.graph, at=self._at, survey=survey)
         if not observation.facts and not observation.entities and not observation.remove_entities:
             return
