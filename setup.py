@@ -33,6 +33,7 @@ setup(
         "l3mp-planner = l3mp.ros.main:planner_main",
         "l3mp-executor = l3mp.ros.main:executor_main",
         "l3mp-speech = l3mp.ros.main:speech_main",
+        "l3mp-thor-bridge = l3mp.ros.main:thor_bridge_main",
         "l3mp-ros-bringup = l3mp.ros.main:bringup_main",
     ]},
 )

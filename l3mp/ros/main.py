@@ -16,7 +16,7 @@ from l3mp.domain.paths import share_dirs
 from l3mp.errors import L3mpError
 
 NODE_NAMES = ("world_model", "planner", "executor")
-OPTIONAL_NODES = ("speech",)
+OPTIONAL_NODES = ("speech", "thor_bridge")
 """Nodes the bringup starts only when their ``enabled`` parameter is true in its parameters file (or --nodes names
 them)."""
 DEFAULT_PARAMS = "l3mp.yaml"
@@ -52,6 +52,10 @@ def node_factory(name: str) -> Callable[[], Any]:
         from l3mp.ros.speech_node import SpeechNode
 
         return SpeechNode
+    if name == "thor_bridge":
+        from l3mp.ros.thor_bridge import ThorBridgeNode
+
+        return ThorBridgeNode
     raise L3mpError(f"unknown node {name!r}; valid: {', '.join(NODE_NAMES + OPTIONAL_NODES)}")
 
 
@@ -76,6 +80,8 @@ def run_nodes(names: Sequence[str], argv: Sequence[str]) -> int:
     try:
         for name in names:
             nodes.append(node_factory(name)())
+            if name == "thor_bridge" and nodes[-1].params["host_executor"] and "executor" not in names:
+                nodes.append(nodes[-1].hosted_executor(argv))  # one process, one AI2-THOR controller
         # One executor thread: callbacks only hand work to the nodes' worker threads or do short work under a lock.
         # rclpy's MultiThreadedExecutor delayed deliveries by 0.1-1.3 s on an idle 2-core machine (task latency
         # minus planner: p50 207 ms against 10 ms with this one; `l3mp bench ros`).
@@ -113,6 +119,10 @@ def executor_main() -> int:
 
 def speech_main() -> int:
     return run_nodes(["speech"], sys.argv)
+
+
+def thor_bridge_main() -> int:
+    return run_nodes(["thor_bridge"], sys.argv)
 
 
 def config_path(name: str = DEFAULT_PARAMS) -> Path:

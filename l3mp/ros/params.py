@@ -89,8 +89,23 @@ SPEECH = (
     Param("limits.max_queue", 8, "most utterances waiting; more are refused with an error"),
 )
 
+THOR_BRIDGE = (
+    *COMMON,
+    Param("enabled", False, "start the AI2-THOR bridge with the stack in l3mp-ros-bringup (config/l3mp_thor.yaml)"),
+    Param("scene", "FloorPlan1", "the iTHOR scene of the controller (FloorPlan1-30, 201-230, 301-330, 401-430)"),
+    Param("offline", False, "use the TEST DOUBLE controller (real iTHOR metadata, approximated physics) instead of "
+          "AI2-THOR"),
+    Param("executable", "", "a local AI2-THOR Unity build; empty: ai2thor's own (downloaded on first use)"),
+    Param("host_executor", False, "also run the executor node in this process, sharing the controller "
+          "(ros2 launch l3mp_thor.launch.py; the bringup starts it itself)"),
+    Param("poll_period_s", 0.5, "seconds between looks at the controller's latest event; 0: only the events of "
+          "plan steps"),
+    Param("ack_timeout_s", 10.0, "seconds a plan step waits for the world model to apply its perception batch"),
+    Param("limits.max_queue", 1000, "most perception batches waiting to be published"),
+)
+
 NODES: dict[str, tuple[Param, ...]] = {"world_model": WORLD_MODEL, "planner": PLANNER, "executor": EXECUTOR,
-                                       "speech": SPEECH}
+                                       "speech": SPEECH, "thor_bridge": THOR_BRIDGE}
 """Declared parameters by node name (the names the launch files and config/*.yaml use)."""
 
 
