@@ -72,6 +72,8 @@ class Lexicon:
     """Verbs of giving: the person it is given to now has it."""
     goes: frozenset[str] = frozenset()
     """Verbs of a person going somewhere: the room after them is where the person is now."""
+    answers: frozenset[str] = frozenset()
+    """Words of answering a phone (a state word too): the one who answers now has the thing."""
 
     @classmethod
     def for_domain(cls, domain: Domain) -> Lexicon:
@@ -93,11 +95,11 @@ def _lexicon(domain_source: str) -> Lexicon:
         return Lexicon(types, frozenset(str(w).lower() for w in data.get("all") or ()),
                        frozenset(str(t) for t in data.get("covered") or ()), states,
                        *(frozenset(str(w).lower() for w in data.get(key) or ())
-                         for key in ("moves", "takes", "gives", "goes")))
+                         for key in ("moves", "takes", "gives", "goes", "answers")))
     except (OSError, yaml.YAMLError, AttributeError, TypeError) as exc:
         raise DomainError(f"cannot read the lexicon {path}: {exc}; it needs 'types: {{type: [words]}}', "
                           "'all: [words]', 'covered: [types]', 'states: {predicate: {true: [words], false: [words]}}', "
-                          "'moves|takes|gives|goes: [verbs]'"
+                          "'moves|takes|gives|goes|answers: [verbs]'"
                           ) from None
 
 
@@ -120,6 +122,9 @@ class Mention:
     broader: tuple[str, ...] = ()
     """Everything the words could name before a label said in full singled one out ("the sink" is labelled so,
     but the kitchen sink is a sink too): where a thing said to be "in the sink" may be."""
+    by_label: bool = False
+    """Only its label said in full singled the candidates out of `broader` ("the phone" is the one labelled
+    "phone"); no place or owner said which."""
 
     @property
     def entity(self) -> str | None:
@@ -243,7 +248,8 @@ class Grounder:
         broader = _best(scored)
         said = [w for w in words[start:end] if not _NUMBER.fullmatch(w)]
         exact = {n: v for n, v in scored.items() if by_name[n].noun_phrase == said}
-        if exact and len(_best(scored)) > 1:  # "the bowl" is the one labelled "bowl", before the salad bowl
+        by_label = bool(exact) and len(_best(scored)) > 1
+        if by_label:  # "the bowl" is the one labelled "bowl", before the salad bowl
             scored = exact
         alternatives = _best(scored)
         place = self._place(words, i, found)
@@ -253,11 +259,13 @@ class Grounder:
             if narrower and (len(_best(scored)) > 1 or set(_best(narrower)) == set(_best(scored))):
                 scored = narrower  # narrowed, or it says where the thing already is: the place only describes
                 narrowed[end - 1] = place.start
+                by_label = False
                 where = set().union(*(by_name[n].places for n in _best(scored))) & pool
                 if where and set(place.candidates) != where:  # and the thing tells which place: "the sink" it is in
                     found[_key_of(found, place)] = replace(place, candidates=tuple(sorted(where)))
         consumed.update(range(start, end))
-        return Mention(start, end, " ".join(words[start:end]), _best(scored), alternatives, plural, broader=broader)
+        return Mention(start, end, " ".join(words[start:end]), _best(scored), alternatives, plural, broader=broader,
+                       by_label=by_label)
 
     def _moved(self, words: list[str], start: int, vocabulary: _Vocabulary) -> bool:
         """Whether the noun is what a verb of moving moves ("put the mug in the sink": the sink is where it went,
@@ -382,12 +390,12 @@ def _possessives(mentions: list[Mention], words: list[str], vocabulary: _Vocabul
             narrowed[thing.end - 1] = owner.start
             mine = owned(thing, owner) if len(thing.candidates) > 1 else ()
             if mine:
-                out[k] = replace(thing, candidates=mine, alternatives=mine)
+                out[k] = replace(thing, candidates=mine, alternatives=mine, by_label=False)
         elif thing.start > 0 and words[thing.start - 1] in _POSSESSIVE and len(thing.candidates) > 1:
             for earlier in reversed(out[:k]):
                 mine = owned(thing, earlier) if len(earlier.candidates) == 1 else ()
                 if mine:
-                    out[k] = replace(thing, candidates=mine, alternatives=mine)
+                    out[k] = replace(thing, candidates=mine, alternatives=mine, by_label=False)
                     break
     return out
 
@@ -404,7 +412,7 @@ def _renarrow(mentions: list[Mention], vocabulary: _Vocabulary, narrowed: dict[i
             continue
         mine = tuple(n for n in out[k].candidates if n in by_name and by_name[n].places & set(place.candidates))
         if mine and len(mine) < len(out[k].candidates):
-            out[k] = replace(out[k], candidates=mine)
+            out[k] = replace(out[k], candidates=mine, by_label=False)
     return out
 
 

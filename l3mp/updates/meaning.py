@@ -115,6 +115,10 @@ def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph
     Returns the literals with those arguments settled and, when the state cannot tell alike entities apart,
     the question to ask instead (the literals are then not to be applied)."""
     out = list(stated)
+    if near:
+        out, question = _widen_said_states(out, mentions, graph, settled)
+        if question:
+            return stated, question
     for k, mention in enumerate(mentions):
         uses = [(i, j) for i, literal in enumerate(out) for j, arg in enumerate(literal.fact.args)
                 if arg not in settled and _ambiguous_mention(arg, mentions) is mention]
@@ -132,6 +136,28 @@ def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph
         if len(viable) > 1:
             return stated, which(mention, viable, graph)
         out = _substitute(out, uses, viable[0])
+    return out, None
+
+
+def _widen_said_states(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph,
+                       settled: frozenset[str]) -> tuple[list[Stated], str | None]:
+    """A state said of the thing labelled exactly so that already has it ("answered the phone": the one labelled
+    "phone" is not ringing) means one of the others the words fit for which it is news: that one, or ask which."""
+    out = list(stated)
+    for literal in stated:
+        if len(literal.fact.args) != 1 or literal.is_change(graph) or literal.fact.args[0] in settled:
+            continue
+        arg = literal.fact.args[0]
+        mention = next((m for m in mentions if m.by_label and not m.plural and m.candidates == (arg,)), None)
+        if mention is None:
+            continue
+        options = [n for n in mention.broader if n != arg and graph.entity_type(n) == graph.entity_type(arg)
+                   and Stated(Fact(literal.fact.predicate, (n,)), literal.true).is_change(graph)]
+        if len(options) > 1:
+            return stated, which(mention, options, graph)
+        if options:
+            out = [Stated(Fact(s.fact.predicate, tuple(options[0] if a == arg else a for a in s.fact.args)), s.true)
+                   for s in out]
     return out, None
 
 

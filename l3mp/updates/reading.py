@@ -97,8 +97,10 @@ class _Reader:
         """Starts of the things used by a literal (as what changed or who did it)."""
         self.stated: list[Stated] = []
         self.read_any = False
-        self.settled: set[str] = set()
         """Whether anything was read: a literal, or a thing said to be where it already is."""
+        self.settled: set[str] = set()
+        self.stateful: list[_Thing] = []
+        """The things of the current clause whose state a word of it gives."""
 
     def read(self) -> Reading | None:
         if self.plural:
@@ -114,6 +116,8 @@ class _Reader:
             subject = before[-1] if before else subject
             states = self._states(things, start, end)
             if states is None:
+                return None
+            if not self._answered(start, end, subject):
                 return None
             if verb is not None and not self._verb(verb, end, things, subject, bool(states)):
                 return None
@@ -175,6 +179,7 @@ class _Reader:
         ways, or fits several things of the clause ("switched off the lamp by the TV")."""
         found: list[Stated] = []
         words_used: set[int] = set()
+        self.stateful = []
         for predicate, signs in self.lexicon.states.items():
             declared = self.domain.predicate(predicate)
             truth = signs_in(self.words, start, end, signs)
@@ -193,12 +198,29 @@ class _Reader:
                 found += [Stated(Fact(predicate, (n,)), sign) for n in names if self.domain.is_subtype(
                     self.graph.entity_type(n) or "", declared.types[0])]
                 self.used.add(thing.mention.start)
+                self.stateful.append(thing)
                 words_used |= said
         every_sign = frozenset().union(*(w for signs in self.lexicon.states.values() for w in signs.values()))
         if any(i not in words_used and signs_in(self.words, i, i + 1, {True: every_sign}) for i in range(start, end)):
             return None
         self._add(found)
         return found
+
+    def _answered(self, start: int, end: int, subject: _Thing | None) -> bool:
+        """"Sarah answered the phone": the phone stops ringing (a state word) and Sarah has it now; without who
+        answered ("the phone was answered") only the state. False when the one who answered cannot have it."""
+        if self.request or subject is None or not any(self.words[i] in self.lexicon.answers
+                                                      for i in range(start, end)):
+            return True
+        for thing in (t for t in self.stateful if t.kind == "item"):
+            said = thing.mention.candidates[0]
+            if not self._place(thing, subject, giver=subject):
+                return False
+            held = [n for n in thing.mention.candidates if n in self.settled]
+            if held and held[0] != said:  # "answered the blue phone": the one she has, of two ringing
+                self.stated = [Stated(Fact(s.fact.predicate, tuple(held[0] if a == said else a for a in s.fact.args)),
+                                      s.true) for s in self.stated]
+        return True
 
     # ---- verbs --------------------------------------------------------------------------------------------
     def _verb(self, verb: int, end: int, things: list[_Thing], subject: _Thing | None, has_state: bool) -> bool:
