@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from pathlib import Path
 
 import pytest
 import rclpy
@@ -18,7 +19,7 @@ from l3mp.domain.triplets import Fact
 from l3mp.errors import L3mpError
 from l3mp.ros import protocol as m
 from l3mp.ros.client import Client
-from l3mp.ros.main import node_factory
+from l3mp.ros.main import bringup_args, node_factory
 from l3mp.ros.thor_bridge import hosted_args
 from l3mp.thor.adapter import close_links
 from l3mp.thor.perception import ThorPerception
@@ -180,5 +181,27 @@ def test_the_hosted_executor_runs_the_adapter_on_the_bridges_controller_and_a_wr
                 node.destroy_node()
         with pytest.raises(L3mpError, match="needs the thor domain"):
             node_factory("thor_bridge")(context=context, parameter_overrides=[Parameter("domain", value="household")])
+    finally:
+        rclpy.try_shutdown(context=context)
+
+
+def test_the_bringup_starts_the_bridge_with_the_thor_parameters_file():
+    path = Path(__file__).resolve().parents[2] / "config" / "l3mp_thor.yaml"
+    names, args = bringup_args(["--params-file", str(path)])
+    assert names == ["world_model", "planner", "executor", "thor_bridge"]
+    context = rclpy.Context()
+    rclpy.init(context=context, args=args)
+    try:
+        bridge = node_factory("thor_bridge")(context=context)
+        executor = node_factory("executor")(context=context)
+        try:
+            assert bridge.domain.name == "thor" and bridge.params["scene"] == "FloorPlan1"
+            assert not bridge.params["offline"] and not bridge.params["host_executor"]
+            assert executor.params["adapter"] == "l3mp.thor.adapter:make"
+            assert json.loads(executor.params["adapter_options"]) == {"scene": bridge.params["scene"]}
+        finally:
+            for node in (executor, bridge):
+                node.close()
+                node.destroy_node()
     finally:
         rclpy.try_shutdown(context=context)

@@ -62,3 +62,43 @@ def test_bad_options_are_thor_errors(options, message):
 
 def _at(name: str) -> Fact:
     return Fact("at", ("the_robot", name))
+
+
+def test_one_controller_per_scene_and_process():
+    """The bridge starts the scene's link; the adapter's options that name only the scene use it, and options that
+    ask for another controller of that scene are refused instead of starting a second one."""
+    try:
+        link = shared_link(thor_domain(), OPTIONS)
+        assert shared_link(thor_domain(), {"scene": OPTIONS["scene"]}) is link
+        with pytest.raises(ThorError, match="is the TEST DOUBLE"):
+            shared_link(thor_domain(), {"scene": OPTIONS["scene"], "offline": False})
+        with pytest.raises(ThorError, match="ask for another one"):
+            shared_link(thor_domain(), {**OPTIONS, "executable": "/opt/thor/build"})
+    finally:
+        close_links()
+
+
+def test_with_the_goal_the_adapter_fails_the_step_a_surprise_breaks():
+    """What the executor node passes in AdapterContext (plan and goal): the mug found dirty on arrival fails the
+    pickup before it runs, as `l3mp thor` does; without a goal only the action's preconditions are checked."""
+    options = {"scene": "FloorPlan1", "offline": True}
+    world = WorldModel(thor_domain())
+    link = shared_link(thor_domain(), options)
+    try:
+        link.listen(world.perceive)
+        goal = "(and (holding the_robot mug_1) (not (dirty mug_1)))"
+        mug = link.perception.namer.object_id("mug_1")
+        with link.executor.lock:
+            used = link.controller.step({"action": "DirtyObject", "objectId": mug, "forceAction": True})
+        assert used.metadata["lastActionSuccess"]
+        plan = TaskPlanner(world, None, FullRetriever()).plan(goal, goal=goal).plan
+        assert plan and plan[-1].startswith("(pickup")
+        executor = make(AdapterContext(thor_domain(), world.graph.copy(), dict(options), goal=goal, plan=tuple(plan)))
+        report = run_plan(world, executor, plan)
+        assert report.status == "failed" and "breaks the rest of the plan" in report.failures[0], report.failures
+        assert world.graph.has_fact(Fact("dirty", ("mug_1",)))
+        executor.finish()
+        without = make(AdapterContext(thor_domain(), world.graph.copy(), dict(options)))
+        assert without.execute(plan[-1]).ok  # the dirty mug is picked up
+    finally:
+        close_links()
