@@ -28,6 +28,9 @@ _QUESTION_WORDS = frozenset({
     "where", "what", "which", "who", "whose", "when", "why", "how",
 })
 _OTHER = frozenset({"other", "another"})
+_THINGS = frozenset({"item"})
+"""Types of what people carry about: alike ones are never told apart by nearness ("Michael took the sparkling water"
+with one in his room and one in the garage is asked about), only by the state or the words."""
 _DETERMINERS = frozenset({"the", "a", "an", "his", "her", "their", "my", "our", "your", "its", "this", "that"})
 _SOURCES = frozenset({"from", "off", "of"})
 _PREPOSITIONS = frozenset({"on", "off", "out"})
@@ -110,7 +113,8 @@ def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph
     several, the one where the rest of the event happens (the kitchen sink of the kitchen the mug is in).
 
     Arguments in `settled` were told apart already (by the text's reading) and stay. Without `near`, alike things
-    the state cannot tell apart are asked about (a request: "put the soup can on the counter" with two soup cans).
+    the state cannot tell apart are asked about (a request: "put the soup can on the counter" with two soup cans);
+    alike items (what people carry about) always are: nearness settles only places and fixtures.
 
     Returns the literals with those arguments settled and, when the state cannot tell alike entities apart,
     the question to ask instead (the literals are then not to be applied)."""
@@ -131,7 +135,7 @@ def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph
         if best <= 0:
             continue
         viable = sorted(c for c, s in scores.items() if s == best)
-        if len(viable) > 1 and near:
+        if len(viable) > 1 and near and not all(_is_a(graph, domain, c, _THINGS) for c in viable):
             viable = _near_the_rest(viable, out, mention, pending, graph, rules) or viable
         if len(viable) > 1:
             return stated, which(mention, viable, graph)

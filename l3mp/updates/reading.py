@@ -243,7 +243,7 @@ class _Reader:
         where = self._destination(after, thing)
         if thing is None or where is None:
             return has_state  # "left the tap running": the state is what it says
-        return self._place(thing, where)
+        return self._place(thing, where, giver=subject)  # of alike things, the one the mover has
 
     def _asked(self, after: list[_Thing], has_state: bool) -> bool:
         """A request's verb of moving, taking or giving: "bring me the X" / "give Jessica the X" (the person has
@@ -285,7 +285,7 @@ class _Reader:
 
     def _place(self, thing: _Thing, where: _Thing, *, giver: _Thing | None = None, being: bool = False) -> bool:
         """`thing` is now at `where`: the one fact a rule of exactly one place allows between them. Of alike
-        things, the one the giver has; of alike places said without a place of their own ("in the sink"), the
+        things, the one the giver (or mover) has; of alike places said without a place of their own ("in the sink"), the
         one in the room of the thing; with `being` ("the wine bottle is on the counter"), a thing already there
         (the words describe it rather than report a move)."""
         if thing.mention.plural:
