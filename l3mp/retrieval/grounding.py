@@ -22,6 +22,7 @@ from pathlib import Path
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
+from l3mp.domain.triplets import Fact
 from l3mp.errors import DomainError
 from l3mp.world.graph import WorldGraph
 
@@ -145,6 +146,13 @@ def unexplained(text: str, mentions: Iterable[Mention]) -> list[str]:
     return out
 
 
+def outside_mentions(words: list[str], mentions: Iterable[Mention]) -> list[str]:
+    """`words` with those of the mentions blanked: a state word that says which thing is meant ("the clean wine
+    glass") is part of its mention, not a report of its state."""
+    inside = {i for m in mentions for i in range(m.start, m.end)}
+    return ["" if i in inside else w for i, w in enumerate(words)]
+
+
 def noun_phrase_of(label: str) -> str:
     """A label without the place it names: "faucet of the kitchen sink in kitchen 1" -> "faucet"."""
     return _PLACE.split(label.lower(), maxsplit=1)[0]
@@ -167,6 +175,8 @@ class _Entity:
     """Numbers of its label's noun phrase ("kitchen 2")."""
     noun_phrase: list[str] = field(default_factory=list)
     """The words of its label's noun phrase, numbers left out."""
+    states: frozenset[tuple[str, bool]] = frozenset()
+    """(state predicate, whether it holds) for each state of the lexicon that its type has."""
 
 
 class Grounder:
@@ -234,8 +244,6 @@ class Grounder:
                 break
             describing.append(word)
             start = j
-        before = [w for w in words[max(0, start - 2):start] if w != "the"]
-        plural = (bool(before) and before[-1] in self._lexicon.all_words) or head != words[i]
         for word in describing:
             narrower = {n: s for n, s in scored.items() if word in by_name[n].describing or word in by_name[n].numbers}
             if narrower:
@@ -245,8 +253,19 @@ class Grounder:
             numbered = {n: v for n, v in scored.items() if after in by_name[n].numbers}
             if numbered:
                 scored, end = numbered, i + 2
+        said_start = start
+        state = start - 1
+        if state >= 0 and state not in consumed and state not in found and (
+                state == 0 or words[state - 1] in _DETERMINERS | self._lexicon.all_words):
+            signs = {(p, truth) for p, by_sign in self._lexicon.states.items() for truth, said_words in by_sign.items()
+                     if words[state] in said_words}
+            fitting = {n: scored[n] for n in _best(scored) if signs & by_name[n].states}
+            if fitting:  # "the clean wine glass": which glass, not that it was washed
+                scored, start = fitting, state
+        before = [w for w in words[max(0, start - 2):start] if w != "the"]
+        plural = (bool(before) and before[-1] in self._lexicon.all_words) or head != words[i]
         broader = _best(scored)
-        said = [w for w in words[start:end] if not _NUMBER.fullmatch(w)]
+        said = [w for w in words[said_start:end] if not _NUMBER.fullmatch(w)]
         exact = {n: v for n, v in scored.items() if by_name[n].noun_phrase == said}
         by_label = bool(exact) and len(_best(scored)) > 1
         if by_label:  # "the bowl" is the one labelled "bowl", before the salad bowl
@@ -316,8 +335,11 @@ class Grounder:
             describing |= set(tokens(str(graph.entity_attrs(place).get("label") or place.replace("_", " "))))
         numbers = frozenset(w for w in noun_phrase if _NUMBER.fullmatch(w)) or frozenset(
             w for w in tokens(name.replace("_", " "))[-1:] if _NUMBER.fullmatch(w))  # "dresser 2" is dresser_2
+        states = frozenset((p, graph.has_fact(Fact(p, (name,)))) for p in self._lexicon.states
+                           if (d := self._domain.predicate(p)) is not None and d.arity == 1
+                           and self._domain.is_subtype(type_, d.types[0]))
         return _Entity(name, heads, frozenset(describing - STOPWORDS), frozenset(places), numbers,
-                       [w for w in noun_phrase if not _NUMBER.fullmatch(w)])
+                       [w for w in noun_phrase if not _NUMBER.fullmatch(w)], states)
 
     def _ancestors(self, type_: str) -> list[str]:
         out = []

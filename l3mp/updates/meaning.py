@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import CardinalityRule, RuleSet
 from l3mp.domain.triplets import Fact
-from l3mp.retrieval.grounding import Lexicon, Mention, noun_phrase_of, places_of, tokens
+from l3mp.retrieval.grounding import Lexicon, Mention, noun_phrase_of, outside_mentions, places_of, tokens
 from l3mp.world.delta import Delta
 from l3mp.world.graph import WorldGraph
 
@@ -243,13 +243,14 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
     """
     notes: list[str] = []
     words = tokens(text)
-    out = [_signed(s, mentions, words, lexicon, notes) for s in stated]
-    out = [s for s in out if _said(s, words, lexicon, graph, notes)]
+    sign_words = outside_mentions(words, mentions)  # "the clean wine glass" says which glass, not that it changed
+    out = [_signed(s, mentions, sign_words, lexicon, notes) for s in stated]
+    out = [s for s in out if _said(s, sign_words, lexicon, graph, notes)]
     sources = {n for m in mentions if is_source(words, m.start) for n in m.candidates}
     goals = {n for m in mentions if m.qualifies is None and not is_source(words, m.start) for n in m.candidates}
     out = [_to_the_place_named(s, goals, rules, graph, notes) for s in out]
-    out = _without_qualifier_changes(out, mentions, graph, notes) + _missing_states(out, mentions, words, lexicon,
-                                                                                   graph, domain, notes)
+    out = _without_qualifier_changes(out, mentions, graph, notes) + _missing_states(out, mentions, sign_words,
+                                                                                   lexicon, graph, domain, notes)
     seen: dict[Fact, bool] = {}
     kept = []
     for literal in out:

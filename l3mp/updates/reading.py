@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
-from l3mp.retrieval.grounding import Lexicon, Mention, places_of, tokens, unexplained
+from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, places_of, tokens, unexplained
 from l3mp.updates.meaning import Stated, clauses, is_source, places_for, signs_in
 from l3mp.world.graph import WorldGraph
 
@@ -84,6 +84,8 @@ class _Reader:
         self.request = request
         self.speaker = speaker if speaker and graph.has_entity(speaker) else None
         self.words = words
+        self.sign_words = outside_mentions(words, mentions)
+        """The words that may say a state ("the clean wine glass" only says which glass)."""
         self.graph = graph
         self.domain = domain
         self.rules = rules
@@ -182,14 +184,14 @@ class _Reader:
         self.stateful = []
         for predicate, signs in self.lexicon.states.items():
             declared = self.domain.predicate(predicate)
-            truth = signs_in(self.words, start, end, signs)
+            truth = signs_in(self.sign_words, start, end, signs)
             if declared is None or declared.arity != 1 or not truth:
                 continue
             fitting = {t.mention.start: t for t in things if self.domain.is_subtype(
                 self.graph.entity_type(t.mention.candidates[0]) or "", declared.types[0])}
             if len(truth) > 1 or len(fitting) > 1:
                 return None
-            said = {i for i in range(start, end) if signs_in(self.words, i, i + 1, signs)}
+            said = {i for i in range(start, end) if signs_in(self.sign_words, i, i + 1, signs)}
             if fitting and said & words_used:
                 return None  # one word for two things' states ("switched off the lamp next to the TV")
             for thing in fitting.values():
@@ -201,7 +203,8 @@ class _Reader:
                 self.stateful.append(thing)
                 words_used |= said
         every_sign = frozenset().union(*(w for signs in self.lexicon.states.values() for w in signs.values()))
-        if any(i not in words_used and signs_in(self.words, i, i + 1, {True: every_sign}) for i in range(start, end)):
+        if any(i not in words_used and signs_in(self.sign_words, i, i + 1, {True: every_sign})
+               for i in range(start, end)):
             return None
         self._add(found)
         return found
