@@ -8,7 +8,12 @@ clause: "bake a cake", "could you turn on the TV in the garage") to act on
 - a person who is not in the home: a name written with a capital in mid-sentence that no mention covers ("bring
   the tea to Robert");
 - a fixture in a room where there is none: "the TV in the kitchen" when the only TV is in the living room;
-- a state its type cannot have: "wash the dictionary" (only dishes get dirty), "open the book".
+- a state its type cannot have: "wash the dictionary" (only dishes get dirty), "open the book";
+- a fixture, room or person to carry: "move the fridge", "bring me the sink" (only items are picked up);
+- a skill the robot does not have: "vacuum the living room", "iron my shirt", "water the plants" (`NO_SKILL`).
+
+A thing given to a person is acted on too ("give Sarah the orange juice" when the memory has no juice: "orange" of
+the orange magazine only describes it).
 
 Words for the whole home ("every light in the house") and a few nouns that are never things ("do me a favour")
 are no missing thing; a clause that only says what is so ("the pan needs a good scrub", "it's dark in the
@@ -23,7 +28,7 @@ from dataclasses import dataclass
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
-from l3mp.retrieval.grounding import STOPWORDS, Lexicon, Mention, places_of, tokens
+from l3mp.retrieval.grounding import STOPWORDS, Lexicon, Mention, noun_phrase_of, places_of, tokens
 from l3mp.updates.meaning import clauses, label, signs_in
 from l3mp.world.graph import WorldGraph
 
@@ -48,6 +53,16 @@ meant ("the lamp next to the bed", "near the window"): the thing may be there wh
 _BESIDE = frozenset({"next", "close", "near", "beside", "behind", "under", "over", "above", "by"})
 LOCATED = frozenset({"in", "inside", "at", "on"})
 """Words after a thing that say where the thing is ("the TV in the kitchen")."""
+NO_SKILL = frozenset({"vacuum", "hoover", "mop", "sweep", "dust", "iron", "cook", "bake", "fry", "boil", "roast",
+                      "grill", "heat", "warm", "microwave", "toast", "brew", "water", "feed", "fold", "repair", "fix",
+                      "paint", "charge", "mow", "sew", "wipe", "polish", "unplug", "plug", "lock", "unlock", "chop",
+                      "cut", "peel", "pour"})
+"""Verbs of skills the robot does not have (the household domain moves items, opens and closes containers,
+switches devices, washes dishes, gives things and answers phones): a request that opens with one of them cannot be
+done here."""
+CARRY_VERBS = frozenset({"move", "moved", "carry", "bring", "take", "put", "place", "drop", "hand", "give", "pass",
+                         "fetch", "grab", "pick", "lift", "push", "pull", "drag", "shift", "relocate", "return"})
+"""Verbs of carrying a thing: what they act on must be an item ("move the fridge" cannot be done)."""
 _BOUNDARY = re.compile(r"[,.;:!?()\"]+")
 _WORD = re.compile(r"[A-Za-z0-9]+|'[sS]\b")
 """`tokens` on text that keeps its capitals (the same splits)."""
@@ -74,9 +89,11 @@ def why_impossible(task: str, mentions: Sequence[Mention], graph: WorldGraph, do
     for clause in clauses_of(task, words, covered):
         if clause.verb is None:
             continue
-        why = (_missing_thing(words, clause, covered, known)
+        why = (_missing_thing(words, clause, mentions, covered, known, graph, domain)
                or _state_not_for(words, clause, mentions, graph, domain, lexicon)
-               or _nothing_there(words, clause, mentions, graph, domain, rules, lexicon))
+               or _nothing_there(words, clause, mentions, graph, domain, rules, lexicon)
+               or _not_carried(words, clause, mentions, graph, domain, lexicon)
+               or _no_skill(words, clause))
         if why:
             return why
     return _missing_person(task, words, covered)
@@ -114,17 +131,23 @@ def clauses_of(task: str, words: list[str], covered: set[int]) -> list[Clause]:
 
 
 # ---- a thing the memory has nothing of ------------------------------------------------------------------------
-def _missing_thing(words: list[str], clause: Clause, covered: set[int], known: set[str]) -> str | None:
-    """The first noun phrase the verb acts on or a preposition introduces whose words no mention covers and whose
-    noun no label or type word of the memory has (`known`: "a soda" for the soda can is not missing)."""
+def _missing_thing(words: list[str], clause: Clause, mentions: Sequence[Mention], covered: set[int],
+                   known: set[str], graph: WorldGraph, domain: Domain) -> str | None:
+    """The first noun phrase the verb acts on (after the person it is given to: "give Sarah the juice") or a
+    preposition introduces whose words no mention covers and whose noun no label or type word of the memory has
+    (`known`: "a soda" for the soda can is not missing); words that only describe a thing of the memory ("orange"
+    of the orange magazine) do not cover the noun after them ("the orange juice")."""
     verb = clause.verb
     if verb is None:
         return None
+    people = {i for m in mentions if m.candidates and all(_is(graph, domain, n, "person") for n in m.candidates)
+              for i in range(m.start, m.end)}
+    covered = covered - _describing_only(words, mentions, covered, known, graph)
     for i in range(verb + 1, clause.end):
         if words[i] not in DETERMINERS or i + 1 >= clause.end:
             continue
-        before = words[verb + 1:i]
-        acted_on = all(w in _PARTICLES | DETERMINERS for w in before)
+        before = range(verb + 1, i)
+        acted_on = all(words[j] in _PARTICLES | DETERMINERS or j in people for j in before)
         placed = i > 0 and words[i - 1] in _PLACE_WORDS and not (i > 1 and words[i - 2] in _BESIDE)
         if not (acted_on or placed):
             continue
@@ -155,6 +178,22 @@ def _of_a_known_thing(words: list[str], start: int, end: int, covered: set[int])
     while i < end and words[i] in DETERMINERS:
         i += 1
     return i < end and any(j in covered for j in range(i, min(end, i + PHRASE_WORDS)))
+
+
+def _describing_only(words: list[str], mentions: Sequence[Mention], covered: set[int], known: set[str],
+                     graph: WorldGraph) -> set[int]:
+    """Token indices of mentions whose words are no noun of their candidates' labels (only words that describe:
+    "orange" of the orange magazine) and that a noun no mention covers and the memory has no word for follows
+    ("the orange juice")."""
+    out: set[int] = set()
+    for m in mentions:
+        if m.end >= len(words) or m.end in covered or words[m.end] in known or words[m.end] in STOPWORDS:
+            continue
+        nouns = {w for n in m.candidates for w in tokens(noun_phrase_of(label(graph, n)))[-1:]}
+        said = set(m.words.split())
+        if m.candidates and not said & nouns and not any(w.rstrip("s") in nouns for w in said):
+            out.update(range(m.start, m.end))
+    return out
 
 
 def _known_words(graph: WorldGraph, lexicon: Lexicon) -> set[str]:
@@ -239,6 +278,39 @@ def _nothing_there(words: list[str], clause: Clause, mentions: Sequence[Mention]
         elsewhere = f" (only in {', '.join(rooms)})" if rooms else ""
         return f"there is no {thing.words} {words[thing.end]} the {place.words} in memory{elsewhere}"
     return None
+
+
+# ---- a fixture to carry, a skill the robot does not have -------------------------------------------------------
+def _not_carried(words: list[str], clause: Clause, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
+                 lexicon: Lexicon) -> str | None:
+    """``move the fridge``: a verb of carrying whose first thing after it (not a person it is given to) is no item;
+    not when the clause has a state word ("put the TV on" switches it on)."""
+    verb = clause.verb
+    if verb is None or words[verb] not in CARRY_VERBS or not domain.has_type("item"):
+        return None
+    if any(signs_in(words, i, i + 1, signs) for i in range(clause.start, clause.end)
+           for signs in lexicon.states.values()):
+        return None
+    after = [m for m in mentions if verb < m.start < clause.end and m.qualifies is None and m.candidates]
+    things = [m for m in after if not all(_is(graph, domain, n, "person") for n in m.candidates)]
+    if not things:
+        return None
+    thing = things[0]
+    between = words[verb + 1:thing.start]
+    if not all(w in _PARTICLES | DETERMINERS for w in between) and not any(
+            m.start > verb and m.end <= thing.start for m in after):
+        return None
+    if any(_is(graph, domain, n, "item") for n in (*thing.candidates, *thing.alternatives)):
+        return None
+    return f"the {thing.words} cannot be moved: it is not an item, and the robot only carries items"
+
+
+def _no_skill(words: list[str], clause: Clause) -> str | None:
+    """A clause that opens with a verb of a skill the robot does not have (`NO_SKILL`)."""
+    verb = clause.verb
+    if verb is None or words[verb] not in NO_SKILL:
+        return None
+    return f"the robot cannot {words[verb]}: no action of this home does that"
 
 
 def _is(graph: WorldGraph, domain: Domain, name: str, kind: str) -> bool:

@@ -100,6 +100,11 @@ def test_the_planner_plans_a_plain_request_without_an_llm_and_asks_or_stops_with
     ("Could you switch on the TV in the garage?", "there is no tv in the garage in memory (only in living room)"),
     ("Clean the atlas, it is dusty.", "dirty is for dishes, not books"),  # a state its type cannot have
     ("Open the green dictionary.", "is_open is for containers"),
+    ("Give Jessica the orange marmalade, please.", "there is no orange marmalade in memory"),  # "orange" only describes
+    ("Move the fridge in kitchen 1 to the garage.", "cannot be moved: it is not an item"),  # a fixture
+    ("Bring me the counter.", "cannot be moved"),
+    ("Please vacuum the living room.", "the robot cannot vacuum"),  # a skill the domain has no action for
+    ("Could you iron the atlas?", "the robot cannot iron"),
 ])
 def test_what_this_home_cannot_do_is_said_so_with_the_reason(text, said):
     found = reading(text)
@@ -118,6 +123,9 @@ def test_what_this_home_cannot_do_is_said_so_with_the_reason(text, said):
     "Grab a soda for Jessica.",  # a word of a label ("soda can"), not a missing thing
     "Turn on the lamp next to the bed.",  # a place that only says which lamp: the memory may call it otherwise
     "Give me a hand with the dishes.",
+    "Give Jessica the orange comic book.",  # "orange" and the noun after it name a thing of the memory
+    "Put the TV on, please.",  # a verb of moving with a state word: switching the TV on
+    "Bring me the small apple juice now.",  # a word after the thing that is no noun
 ])
 def test_words_that_name_no_missing_thing_do_not_make_a_request_impossible(text):
     found = reading(text)
