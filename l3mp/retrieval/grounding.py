@@ -218,8 +218,9 @@ class Grounder:
         head = vocabulary.known(words[i])
         scored = {e.name: e.heads[head] for e in vocabulary.entities if head in e.heads}
         after = words[i + 1] if i + 1 < len(words) else None
-        if words[i] in _MODALS and after in _SUBJECTS:
-            return None  # "can someone get it": a verb, not the soda can
+        if words[i] in _MODALS and after in _SUBJECTS and not (i > 0 and any(
+                words[i - 1] in e.describing for e in vocabulary.entities if e.name in scored)):
+            return None  # "can someone get it": a verb, not the soda can ("the soda can she was holding" is one)
         if (i > 0 and words[i - 1] in _NEW) or (i > 1 and words[i - 2] in _NEW):
             return None  # "a new toaster", "another mug": not a thing the memory has
         if scored and max(scored.values()) == OTHER_WORD and after is not None and after not in STOPWORDS and (

@@ -168,11 +168,11 @@ class _Reader:
         """A verb the reader knows; "has" and "have" only when a thing follows ("has the book", not "has been
         washed", "has left")."""
         word = self.words[i]
-        if word not in self.verbs:
-            return False
+        if word not in self.verbs or (i > 0 and self.words[i - 1] in ("by", "a")):
+            return False  # "washed it by hand", "gave her a hand"
         if word in ("has", "have", "having"):
             after = self.words[i + 1] if i + 1 < len(self.words) else ""
-            return after in _DETERMINERS or any(t.start == i + 1 for t in self.things)
+            return after in _DETERMINERS or any(m.start == i + 1 for m in self.mentions)  # "has Jessica's book"
         return True
 
     # ---- states -------------------------------------------------------------------------------------------
@@ -234,15 +234,17 @@ class _Reader:
             room = next((t for t in after if t.kind == "room" and not is_source(self.words, t.start)), None)
             return subject is not None and room is not None and self._place(subject, room)
         if word in self.lexicon.gives:
-            person = next((t for t in after if t.kind == "person"), None)
+            person = next((t for t in after if t.kind == "person"  # not "she" of "the book she was holding"
+                           and (subject is None or t.mention is not subject.mention)), None)
             thing = next((t for t in after if t.kind == "item"), None)
             return person is not None and thing is not None and self._place(thing, person, giver=subject)
         thing = next((t for t in after if t.kind in ("item", "person") and t is not subject
                       and not is_source(self.words, t.start)), None)
         if self.request:
             return self._asked(after, has_state)
-        if word in self.lexicon.takes:
-            return subject is not None and thing is not None and thing.kind == "item" and self._place(thing, subject)
+        if word in self.lexicon.takes:  # "Sarah has Jessica's book": the book, not Jessica
+            thing = next((t for t in after if t.kind == "item" and not is_source(self.words, t.start)), None)
+            return subject is not None and thing is not None and self._place(thing, subject)
         where = self._destination(after, thing)
         if thing is None or where is None:
             return has_state  # "left the tap running": the state is what it says
