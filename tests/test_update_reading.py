@@ -55,6 +55,51 @@ def test_a_plain_report_is_read_clause_by_clause(text, expected):
     assert literals(text) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    # who answers a phone has it; said without who, only the ringing stops
+    ("Jessica answered the pink smartphone.", {Stated(F("ringing", "pink_smartphone_1"), False),
+                                               Stated(F("has", "jessica", "pink_smartphone_1"), True)}),
+    ("The pink smartphone was answered.", {Stated(F("ringing", "pink_smartphone_1"), False)}),
+    # a state word before the noun says which thing when one of them has that state: not a change
+    ("Jessica put the clean wine glass in the dishwasher in kitchen 1.",
+     {Stated(F("inside", "black_wine_glass_1", "dishwasher_1"), True)}),
+    ("Jessica washed the dirty wine glass.", {Stated(F("dirty", "wine_glass_1"), False)}),
+    # ... and says the state when none has it
+    ("Jessica left the dirty yellow plate on the kitchen table in kitchen 1.",
+     {Stated(F("on", "yellow_plate_1", "kitchen_table_1"), True), Stated(F("dirty", "yellow_plate_1"), True)}),
+    # "with the Y" says which place: the one Y is on
+    ("Jessica put the yellow cup on the kitchen island with the plate.",
+     {Stated(F("on", "yellow_cup_1", "kitchen_island_2"), True)}),
+    ("Jessica washed the black frying pan from the kitchen sink by hand.",
+     {Stated(F("dirty", "black_frying_pan_1"), False)}),
+    ("Jessica is still in kitchen 1 with her blue phone.", {Stated(F("in_room", "jessica", "kitchen_1"), True)}),
+])
+def test_what_the_words_settle_beyond_the_verb(text, expected):
+    assert literals(text) == expected
+
+
+def test_a_bag_of_something_from_a_place_is_one_thing_that_the_place_tells_apart():
+    graph = house().copy()
+    graph.add_entity("bag_of_coffee_beans_1", "food", label="small bag of chips")  # perceived wrongly
+    graph.remove_fact(F("inside", "bag_of_coffee_beans_1", "pantry_3"))
+    graph.add_fact(F("on", "bag_of_coffee_beans_1", "kitchen_island_1"))
+    text = "Jessica took the small bag of chips from the pantry."
+    mentions = Grounder(household(), household_rules()).ground(text, graph)
+    bags = [m for m in mentions if "bag" in m.words]
+    assert [(m.words, m.candidates) for m in bags] == [("small bag of chips", ("small_bag_of_chips_1",))]
+
+
+def test_the_one_given_to_is_not_the_giver_said_again():
+    graph = house().copy()
+    graph.add_entity("michael", "person", label="Michael")
+    graph.add_fact(F("in_room", "michael", "kitchen_1"))
+    text = "Jessica handed the blue phone she was holding to Michael."
+    grounder = Grounder(household(), household_rules())
+    found = read(text, grounder.ground(text, graph), graph, household(), household_rules(),
+                 Lexicon.for_domain(household()))
+    assert found is not None and found.stated == [Stated(F("has", "michael", "blue_phone_2"), True)]
+
+
 def test_a_thing_said_to_be_where_one_of_its_kind_already_is_is_no_news():
     found = reading("The thick magazine is on the side table.")  # two thick magazines, both there
     assert found is not None and found.stated == []
@@ -86,9 +131,13 @@ class _NoModel(LLM):
         raise LLMError("the model was asked")
 
 
-def _updater() -> NLUpdater:
+def _updater(*, michael: bool = False) -> NLUpdater:
     world = WorldModel(household(), household_rules())
-    world.apply(state_delta(household(), world.graph, house(), replace=True), source="import")
+    graph = house().copy()
+    if michael:
+        graph.add_entity("michael", "person", label="Michael")
+        graph.add_fact(F("in_room", "michael", "kitchen_1"))
+    world.apply(state_delta(household(), world.graph, graph, replace=True), source="import")
     return NLUpdater(world, _NoModel(), make_retriever("search", llm=_NoModel(), domain=household()))
 
 
@@ -108,6 +157,28 @@ def test_alike_things_the_state_cannot_tell_apart_are_asked_about_without_a_mode
     before = nl.world.last_seq
     result = nl.update("Jessica took the thick magazine.")
     assert result.outcome == ASKED and "thick magazine" in result.question and nl.world.last_seq == before
+
+
+@pytest.mark.parametrize("text", [
+    "Jessica took the small yogurt.",  # one in each fridge: the one in her kitchen is not assumed
+    "Michael answered the blue phone.",  # both ring, and he has neither
+])
+def test_alike_things_are_asked_about_not_settled_by_nearness(text):
+    nl = _updater(michael=True)
+    before = nl.world.last_seq
+    result = nl.update(text)
+    assert result.outcome == ASKED and result.question and nl.world.last_seq == before, result.reason
+
+
+def test_of_alike_things_the_one_the_person_has_is_the_one_answered():
+    result = _updater().update("Jessica answered the blue phone.")  # both ring; she has one of them
+    assert result.outcome == APPLIED and set(result.record.delta.remove) == {F("ringing", "blue_phone_2")}
+    assert not result.record.delta.add
+
+
+def test_a_report_framed_as_something_to_remember_is_applied():
+    result = _updater().update("Could you remember that Jessica put the yellow cup on the counter?")
+    assert result.outcome == APPLIED and set(result.record.delta.add) == {F("on", "yellow_cup_1", "counter_1")}
 
 
 def test_a_text_the_reader_leaves_goes_to_the_model():

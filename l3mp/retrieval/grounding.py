@@ -34,8 +34,8 @@ STOPWORDS = frozenset({
     "it", "he", "she", "they", "them", "him", "me", "i", "we", "you", "'s",
 })
 """Words that never describe an entity (they end a noun phrase's run of describing words)."""
-QUALIFIERS = frozenset({"in", "from", "inside", "at", "of", "on", "by", "near", "'s"})
-"""Words after a noun that introduce the place that tells alike entities apart."""
+QUALIFIERS = frozenset({"in", "from", "inside", "at", "of", "on", "by", "near", "'s", "with"})
+"""Words after a noun that introduce the place that tells alike entities apart ("with": what is on or in it)."""
 LABEL_NOUN, TYPE_WORD, OTHER_WORD = 3, 2, 1
 """How strongly a word names an entity: the noun of its label ("mug" of "red mug"), a word of its type from the
 lexicon ("tap" for a faucet), another word of its label ("milk" of "milk carton")."""
@@ -272,16 +272,30 @@ class Grounder:
         if by_label:  # "the bowl" is the one labelled "bowl", before the salad bowl
             scored = exact
         alternatives = _best(scored)
+        of = found.get(i + 2) if after == "of" else None
+        if of is not None and set(of.candidates) & set(scored):  # "the bag of chips from the counter": one thing
+            del found[i + 2]
+            consumed.update(range(start, of.end))
+            kept = tuple(n for n in of.candidates if n in scored)
+            return Mention(start, of.end, " ".join(words[start:of.end]), kept,
+                           tuple(n for n in of.alternatives if n in scored) or kept, plural,
+                           broader=tuple(n for n in broader if n in set(of.broader) | set(of.candidates)) or kept)
         place = self._place(words, i, found)
         if place is not None and not self._moved(words, start, vocabulary):
             pool = set(place.candidates) | set(place.alternatives) | set(place.broader)
-            narrower = {n: s for n, s in scored.items() if by_name[n].places & pool}
+            at = i + 2 if i + 1 < len(words) and _NUMBER.fullmatch(words[i + 1]) else i + 1
+            with_ = words[at] == "with"
+            if with_:  # "the kitchen island with the lemon": the one the lemon is on
+                pool = {p for n in place.candidates if n in by_name for p in by_name[n].places}
+                narrower = {n: s for n, s in scored.items() if n in pool}
+            else:
+                narrower = {n: s for n, s in scored.items() if by_name[n].places & pool}
             if narrower and (len(_best(scored)) > 1 or set(_best(narrower)) == set(_best(scored))):
                 scored = narrower  # narrowed, or it says where the thing already is: the place only describes
                 narrowed[end - 1] = place.start
                 by_label = False
                 where = set().union(*(by_name[n].places for n in _best(scored))) & pool
-                if where and set(place.candidates) != where:  # and the thing tells which place: "the sink" it is in
+                if where and set(place.candidates) != where and not with_:
                     found[_key_of(found, place)] = replace(place, candidates=tuple(sorted(where)))
         consumed.update(range(start, end))
         return Mention(start, end, " ".join(words[start:end]), _best(scored), alternatives, plural, broader=broader,

@@ -314,6 +314,18 @@ def is_source(words: list[str], start: int) -> bool:
     return i >= 0 and words[i] in _SOURCES
 
 
+def is_carried(words: list[str], mention: Mention, mentions: Sequence[Mention], graph: WorldGraph) -> bool:
+    """Whether a mention after "with" names what a person of the text has ("Sarah came into the kitchen with her
+    sparkling water"): it says what they carry, not a change."""
+    i = min(mention.start, len(words)) - 1
+    while i >= 0 and words[i] in _DETERMINERS:
+        i -= 1
+    if i < 0 or words[i] != "with" or mention.entity is None:
+        return False
+    return any(graph.has_fact(Fact("has", (p, mention.entity))) for m in mentions for p in m.candidates
+               if m is not mention)
+
+
 def _to_the_place_named(literal: Stated, goals: set[str], rules: RuleSet, graph: WorldGraph,
                         notes: list[str]) -> Stated:
     """``not (on glass sink)`` when the glass is not there, and the text names the sink as where it went (not
@@ -472,7 +484,7 @@ def problems(delta: Delta, stated: Sequence[Stated], mentions: Sequence[Mention]
     words = tokens(text)
     for mention in mentions:
         if mention.qualifies is not None or mention.plural or not mention.candidates or is_source(
-                words, mention.start):
+                words, mention.start) or is_carried(words, mention, mentions, graph):
             continue
         if not all(_is_a(graph, domain, n, covered_types) for n in mention.candidates):
             continue

@@ -24,7 +24,7 @@ from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
 from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, places_of, tokens, unexplained
-from l3mp.updates.meaning import Stated, clauses, is_source, places_for, signs_in
+from l3mp.updates.meaning import Stated, clauses, is_carried, is_source, places_for, signs_in
 from l3mp.world.graph import WorldGraph
 
 _NEGATIONS = frozenset({"not", "t", "never", "no", "nobody", "nothing", "without", "instead", "almost", "if",
@@ -37,7 +37,7 @@ _REQUEST_BLOCKERS = frozenset({"not", "t", "never", "no", "nobody", "nothing", "
 _THING_PRONOUNS = frozenset({"it", "them"})
 _PERSON_PRONOUNS = frozenset({"he", "she", "they"})
 _TO = frozenset({"in", "into", "on", "onto", "to", "inside"})
-_FILLERS = frozenset({"down", "back", "up", "away", "out", "over", "there"})
+_FILLERS = frozenset({"down", "back", "up", "away", "out", "over", "there", "still"})
 _BE = frozenset({"is", "'s", "are", "was", "were", "now"})
 _DETERMINERS = frozenset({"the", "a", "an", "his", "her", "their", "my", "our", "your"})
 
@@ -127,9 +127,12 @@ class _Reader:
                     t.kind != "person" for t in things):
                 return None
         if any(t.kind != "person" and t.start not in self.used and not is_source(self.words, t.start)
-               for t in self.things) or not self.read_any:
+               and not self._carried(t) for t in self.things) or not self.read_any:
             return None
         return Reading(self.stated, frozenset(self.settled))
+
+    def _carried(self, thing: _Thing) -> bool:
+        return thing.mention in self.mentions and is_carried(self.words, thing.mention, self.mentions, self.graph)
 
     # ---- what the words name --------------------------------------------------------------------------------
     def _kind(self, mention: Mention) -> str:
