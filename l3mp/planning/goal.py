@@ -163,7 +163,8 @@ class GoalGenerator:
 
         `speaker`: who says the task (who "me" is), told to the LLM. Literals that already hold are dropped (and a
         goal that holds entirely is re-prompted), unless `keep_held`: then the caller judges them (a literal the
-        task asks to keep, a goal that holds already). `check` gives more problems of a goal's literals (the
+        task asks to keep, a goal that holds already, an ``ALL_<type>`` literal with an exception of that type the
+        other way). `check` gives more problems of a goal's literals (the
         request's words, `l3mp.planning.wording`), re-prompted as the others."""
         context = context_entities(graph, retrieved) | {c for c in self.domain.constants if graph.has_entity(c)}
         if speaker is not None and graph.has_entity(speaker):
@@ -247,7 +248,7 @@ class GoalGenerator:
                 problems.append(f"literal {index}: {problem}")
             elif literal not in literals:
                 literals.append(literal)
-        problems += _contradictions(literals, graph, self.domain)
+        problems += _contradictions(literals, graph, self.domain, exceptions=keep_held)
         if problems or keep_held:
             return literals, tuple(problems), ""
         kept = [lit for lit in literals if lit.quantified or not holds(lit, graph, self.domain)]
@@ -351,11 +352,16 @@ def _covers(general: Literal, specific: Literal, graph: WorldGraph, domain: Doma
     return True
 
 
-def _contradictions(literals: list[Literal], graph: WorldGraph, domain: Domain) -> list[str]:
-    """Pairs of literals of opposite sign one of which covers the other (the goal could never hold)."""
+def _contradictions(literals: list[Literal], graph: WorldGraph, domain: Domain, *,
+                    exceptions: bool = False) -> list[str]:
+    """Pairs of literals of opposite sign one of which covers the other (the goal could never hold); with
+    `exceptions`, not an ``ALL_<type>`` literal and a thing of that type the other way ("every light off but the
+    lamp on": the caller, `l3mp.planning.request.settle_goal`, turns it into the other things of the type)."""
     out = []
     for i, a in enumerate(literals):
         for b in literals[i + 1:]:
+            if exceptions and a.quantified != b.quantified:
+                continue
             if a.negated != b.negated and (_covers(a, b, graph, domain) or _covers(b, a, graph, domain)):
                 out.append(f"{a.to_pddl()} contradicts {b.to_pddl()}: the goal can never hold; keep the one "
                            "the task asks for")

@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
-from l3mp.planning.goal import Literal, holds
-from l3mp.planning.impossible import why_impossible
+from l3mp.planning.goal import WILDCARD, Literal, holds
+from l3mp.planning.impossible import DETERMINERS, clauses_of, why_impossible
 from l3mp.planning.wording import Wording, mend_signs, within_groups
 from l3mp.retrieval.base import Retrieved
 from l3mp.retrieval.context import DEFAULT_DEPTH, assemble
@@ -31,6 +31,14 @@ from l3mp.world.graph import WorldGraph
 GOAL, ASKED, SATISFIED, IMPOSSIBLE = "goal", "asked", "satisfied", "impossible"
 KEEP_WORDS = frozenset({"leave", "keep", "stay", "stays", "remain", "remains", "still"})
 """Words of a clause that asks to keep a thing as it is ("but leave the bedside lamp on")."""
+_KEEP_VERBS = frozenset({"leave", "keep", "stay", "stays", "remain", "remains"})
+_DONT = frozenset({"don", "dont", "not", "never"})
+_EXCEPT = frozenset({"except", "excluding", "besides"})
+_TO = frozenset({"in", "into", "on", "onto", "to", "inside", "at", "from", "back"})
+_BREAKS = frozenset({"and", "then", "but", "so", "while", "please"})
+_WISHES = frozenset({"should", "must", "ought", "need", "needs", "want", "wants", "like", "sure", "let", "make"})
+"""Words that say what should be so ("the fridge should be closed"): a clause with one asks for that state."""
+_DARK = frozenset({"dark", "darkness", "pitch", "see"})
 
 
 @dataclass(frozen=True)
@@ -54,13 +62,31 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
     why = why_impossible(task, mentions, graph, domain, rules, grounder.lexicon)
     if why:
         return RequestReading(IMPOSSIBLE, reason=why)
-    reading = read(task, mentions, graph, domain, rules, grounder.lexicon, request=True, speaker=speaker)
+    words = tokens(task)
+    keeps, cut = kept_things(task, mentions, graph, domain, grounder.lexicon)
+    text = task
+    if cut:
+        rest = [w for i, w in enumerate(words) if i not in cut]
+        while rest and rest[-1] in _BREAKS:
+            rest.pop()
+        if not rest:
+            return None
+        text = " ".join(rest)
+        mentions = grounder.ground(text, graph)
+    reading = read(text, mentions, graph, domain, rules, grounder.lexicon, request=True, speaker=speaker)
     if reading is None or not reading.stated:
         return None
-    stated, question = meaning.resolve(reading.stated, mentions, graph, domain, rules, reading.settled,
-                                       near=False)
+    stated = list(reading.stated)
+    if not keeps and _complaint(task, words, mentions, stated, grounder.lexicon):
+        stated = [Stated(s.fact, not s.true) for s in stated]  # before settling: the thing it is so of is meant
+    stated, question = meaning.resolve(stated, _from_places(text, mentions, graph, rules), graph, domain,
+                                       rules, reading.settled, near=False)
     if question:
         return RequestReading(ASKED, question=question)
+    if keeps:
+        literals = apply_keeps([Literal(s.fact.predicate, s.fact.args, not s.true) for s in stated], keeps, graph,
+                               domain)
+        stated = [Stated(Fact(lit.predicate, lit.args), not lit.negated) for lit in literals]
     return _answer(sorted(stated, key=str), (), changes=any(s.is_change(graph) for s in stated))
 
 
@@ -94,6 +120,8 @@ def settle_goal(task: str, literals: Sequence[Literal], mentions: Sequence[Menti
     literals = mend_signs(wording, within_groups(wording, literals, graph, domain, rules, lexicon, notes), graph,
                           lexicon, notes)
     literals = _without_implied(literals, rules)
+    keeps, _ = kept_things(task, mentions, graph, domain, lexicon)
+    literals = apply_keeps(_except_contradicted(literals, graph, domain), keeps, graph, domain)
     quantified = [lit for lit in literals if lit.quantified]
     ground = [Stated(Fact(lit.predicate, lit.args), not lit.negated) for lit in literals if not lit.quantified]
     stated, question = meaning.resolve(ground, _from_places(task, mentions, graph, rules), graph, domain, rules,
@@ -102,7 +130,9 @@ def settle_goal(task: str, literals: Sequence[Literal], mentions: Sequence[Menti
         return RequestReading(ASKED, question=question)
     changes = any(s.is_change(graph) for s in stated) or not all(holds(lit, graph, domain) for lit in quantified)
     if changes:
-        stated = [s for s in stated if s.is_change(graph) or _asked_to_keep(s, task, mentions)]
+        kept = {k.thing for k in keeps}
+        stated = [s for s in stated if s.is_change(graph) or _asked_to_keep(s, task, mentions)
+                  or (len(s.fact.args) == 1 and s.fact.args[0] in kept)]
     return _answer(stated, quantified, changes=changes, notes=notes)
 
 
@@ -150,3 +180,166 @@ def _asked_to_keep(literal: Stated, task: str, mentions: Sequence[Mention]) -> b
                 start <= m.start < end and literal.fact.args[0] in m.candidates for m in mentions):
             return True
     return False
+
+
+# ---- what a request asks to keep ("but leave the lamp on", "don't turn off the TV", "except the desk lamp") -----
+@dataclass(frozen=True)
+class Keep:
+    """A thing the request asks to keep, and per state predicate the sign it is to have (None: as it is now)."""
+
+    thing: str
+    states: tuple[tuple[str, bool | None], ...] = ()
+
+
+def kept_things(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
+                lexicon: Lexicon) -> tuple[list[Keep], set[int]]:
+    """What the request asks to keep as it is, and the token indices of the words that ask it (to read the rest of
+    the request without them):
+
+    - a clause of keeping: "(but) leave the bedside lamp on", "the ceiling light should stay on", "leave the TV as
+      it is" (not "leave the book on the desk": a place after the thing is where it goes);
+    - a clause of not doing: "don't turn off the TV" (the TV stays on), "do not touch the fridge";
+    - an exception: "all the lights except the desk lamp", "... but not the floor lamp";
+    - a place ruled out ("in the fridge, not in the pantry") is cut from the rest, with nothing to keep."""
+    words = tokens(task)
+    covered = {i for m in mentions for i in range(m.start, m.end)}
+    keeps: list[Keep] = []
+    cut: set[int] = set()
+    for clause in clauses_of(task, words, covered):
+        start, end = clause.start, clause.end
+        span = words[start:end]
+        at = next((i for i in range(start, end) if words[i] in _EXCEPT), None)
+        kind = ""
+        if at is not None:
+            kind, start = "except", at
+        elif _KEEP_VERBS & set(span):
+            kind = "keep"
+        elif _DONT & set(span):
+            kind = "dont"
+            start = next(i for i in range(start, end) if words[i] in _DONT)
+            start -= 1 if start > clause.start and words[start - 1] == "do" else 0
+        if not kind:
+            continue
+        things = [m for m in mentions if start <= m.start < end and m.qualifies is None and m.candidates
+                  and not _is_kind(graph, domain, m.candidates[0], "person")]
+        first = next((i for i in range(start, end) if words[i] not in _DONT | _KEEP_VERBS | {"do", "t", "but"}),
+                     end)
+        if kind == "dont" and first < end and words[first] in _TO:
+            cut.update(range(start, end))  # "not in the pantry": where it does not go
+            continue
+        if not things or (kind == "keep" and _placed_after(words, things[0], mentions, graph, domain, end)):
+            continue
+        said = _said_states(words, start, end, covered, lexicon)
+        for mention in things:
+            for name in mention.candidates if len(mention.candidates) == 1 or mention.plural else ():
+                states = tuple((p, (not sign) if kind == "dont" else sign) for p, sign in said.items()
+                               if _fits(graph, domain, name, p))
+                keeps.append(Keep(name, states))
+        cut.update(range(start, end))
+    return keeps, cut
+
+
+def apply_keeps(literals: Sequence[Literal], keeps: Sequence[Keep], graph: WorldGraph,
+                domain: Domain) -> list[Literal]:
+    """The goal with what the request asks to keep: an ``ALL_<type>`` over a kept thing names the others of that
+    type; a literal that would change a kept thing is left out; the kept state is part of the goal (as said, or as
+    it is now for the state predicates the goal uses on things of its kind)."""
+    if not keeps:
+        return list(literals)
+    kept = {k.thing for k in keeps}
+    out: list[Literal] = []
+    for lit in literals:
+        position = next((j for j, a in enumerate(lit.args) if a.startswith(WILDCARD)), None)
+        type_ = lit.args[position][len(WILDCARD):] if position is not None else ""
+        if position is None or not any(domain.is_subtype(graph.entity_type(n) or "", type_) for n in kept):
+            out.append(lit)
+            continue
+        out += [Literal(lit.predicate, (*lit.args[:position], n, *lit.args[position + 1:]), lit.negated, lit.quote)
+                for n in sorted(graph.entities()) if n not in kept
+                and domain.is_subtype(graph.entity_type(n) or "", type_)]
+    used = {lit.predicate for lit in out if len(lit.args) == 1}
+    added: list[Literal] = []
+    for keep in keeps:
+        states = dict(keep.states)
+        if not states:  # "as it is": the state predicates the goal uses on things of its kind, else all of its
+            states = {p: None for p in used if _fits(graph, domain, keep.thing, p)} or {
+                p: None for p in domain.predicates if p in Lexicon.for_domain(domain).states
+                and _fits(graph, domain, keep.thing, p)}
+        out = [lit for lit in out if not (lit.args and lit.args[0] == keep.thing
+                                          and (lit.predicate in states or not keep.states))]
+        for predicate, sign in sorted(states.items()):
+            now = graph.has_fact(Fact(predicate, (keep.thing,)))
+            added.append(Literal(predicate, (keep.thing,), not (now if sign is None else sign), "keep"))
+    return list(dict.fromkeys([*out, *added]))
+
+
+def _except_contradicted(literals: Sequence[Literal], graph: WorldGraph, domain: Domain) -> list[Literal]:
+    """``ALL_light`` off with one light on ("all the lights off but the floor lamp on"): the others of the type."""
+    ground = [lit for lit in literals if not lit.quantified and len(lit.args) == 1]
+    out: list[Literal] = []
+    for lit in literals:
+        if not (lit.quantified and len(lit.args) == 1):
+            out.append(lit)
+            continue
+        type_ = lit.args[0][len(WILDCARD):]
+        other = {g.args[0] for g in ground if g.predicate == lit.predicate and g.negated != lit.negated
+                 and domain.is_subtype(graph.entity_type(g.args[0]) or "", type_)}
+        if not other:
+            out.append(lit)
+            continue
+        out += [Literal(lit.predicate, (n,), lit.negated, lit.quote) for n in sorted(graph.entities())
+                if n not in other and domain.is_subtype(graph.entity_type(n) or "", type_)]
+    return out
+
+
+def _said_states(words: list[str], start: int, end: int, covered: set[int], lexicon: Lexicon) -> dict[str, bool]:
+    """Unary predicate -> the one sign the span's state words give it (not words of a mention nor after a
+    determiner: "the dirty mug")."""
+    found: dict[str, set[bool]] = {}
+    for i in range(start, end):
+        if i in covered or (i > 0 and words[i - 1] in DETERMINERS):
+            continue
+        for predicate, signs in lexicon.states.items():
+            found.setdefault(predicate, set()).update(meaning.signs_in(words, i, i + 1, signs))
+    return {p: next(iter(signs)) for p, signs in found.items() if len(signs) == 1}
+
+
+def _placed_after(words: list[str], thing: Mention, mentions: Sequence[Mention], graph: WorldGraph,
+                  domain: Domain, end: int) -> bool:
+    """Whether a place an item goes to follows it ("leave the book on the desk"; not "keep the TV in the living
+    room as it is": a fixture stays where it is)."""
+    if not all(_is_kind(graph, domain, n, "item") for n in thing.candidates):
+        return False
+    for m in mentions:
+        if thing.end <= m.start < end and m.candidates and any(
+                _is_kind(graph, domain, m.candidates[0], k) for k in ("receptacle", "room", "person")):
+            i = m.start - 1
+            while i > thing.end and words[i] in DETERMINERS:
+                i -= 1
+            if words[i] in _TO:
+                return True
+    return False
+
+
+def _fits(graph: WorldGraph, domain: Domain, name: str, predicate: str) -> bool:
+    declared = domain.predicate(predicate)
+    return declared is not None and declared.arity == 1 and domain.is_subtype(graph.entity_type(name) or "",
+                                                                               declared.types[0])
+
+
+def _is_kind(graph: WorldGraph, domain: Domain, name: str, kind: str) -> bool:
+    return domain.has_type(kind) and domain.is_subtype(graph.entity_type(name) or "", kind)
+
+
+# ---- a complaint: what is so, said to have it changed --------------------------------------------------------
+def _complaint(task: str, words: list[str], mentions: Sequence[Mention], stated: Sequence[Stated],
+               lexicon: Lexicon) -> bool:
+    """Whether a request only says what is so, as a complaint ("the light in the hall has been on all day": turn
+    it off; "it's dark in the bathroom": turn the light on): no clause asks for anything, no word says what should
+    be ("the fridge should be closed"), and every literal is a state a person complains of (one that holds: on,
+    open, dirty, ringing; being off only for a light said dark)."""
+    covered = {i for m in mentions for i in range(m.start, m.end)}
+    if not stated or _WISHES & set(words) or any(c.verb is not None for c in clauses_of(task, words, covered)):
+        return False
+    return all(s.fact.predicate in lexicon.states and len(s.fact.args) == 1
+               and (s.true or (s.fact.predicate == "light_on" and _DARK & set(words))) for s in stated)

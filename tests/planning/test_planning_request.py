@@ -11,6 +11,7 @@ from functools import cache
 import pytest
 from l3mp_sim.house import house_graph
 
+from l3mp.domain.triplets import Fact
 from l3mp.llm.client import ChatLLM
 from l3mp.planning.goal import Literal, same_goal
 from l3mp.planning.pipeline import TaskPlanner
@@ -46,6 +47,19 @@ def reading(text: str, speaker: str | None = None):
      "(and (not (light_on desk_lamp_1)) (not (light_on overhead_light_6)))"),
     ("Wash the purple plate.", None, "(not (dirty purple_plate_1))"),
     ("Give Jessica the small yogurt from the fridge in kitchen 1.", None, "(has jessica small_yogurt_1)"),
+    # what the request asks to keep is part of the goal, and the rest is read without it
+    ("Turn off the vanity light but leave the bedside lamp on.", None,
+     "(and (not (light_on vanity_light_1)) (light_on bedside_lamp_1))"),
+    ("Turn off all the lights in bedroom 2, but not the desk lamp.", None,
+     "(and (not (light_on overhead_light_6)) (light_on desk_lamp_1))"),
+    ("Switch off all the lights in bedroom 2 except the desk lamp.", None,
+     "(and (not (light_on overhead_light_6)) (light_on desk_lamp_1))"),
+    ("Close the pantry in kitchen 2, but leave the TV as it is.", None,
+     "(and (not (is_open pantry_2)) (not (tv_on tv_1)))"),
+    ("Put the atlas in the garage fridge, not on a bookshelf.", None, "(inside atlas_1 garage_fridge_1)"),
+    # a complaint about what is so asks for the other state
+    ("The work light in the garage has been on all day.", None, "(not (light_on work_light_1))"),
+    ("The pantry in kitchen 2 is open again.", None, "(not (is_open pantry_2))"),
 ])
 def test_a_plain_request_is_read_into_its_goal(text, speaker, goal):
     found = reading(text, speaker)
@@ -73,10 +87,11 @@ def test_a_request_that_holds_already_is_satisfied():
 
 @pytest.mark.parametrize(("text", "speaker"), [
     ("Bring me the water bottle.", None),  # who "me" is is not known
-    ("Turn off the vanity light but leave the bedside lamp on.", None),  # a negation: the model reads it
     ("The blue phone is ringing, answer it.", None),  # says what is so, to ask for something else
     ("It is far too dark in bedroom 2.", None),  # says what is so: the model reads what is asked
     ("Give me a hand with the dishes.", "jessica"),  # several things: not the first of them
+    ("Leave the atlas on the counter in kitchen 1.", None),  # "leave" with a place: a move, not a keep
+    ("Don't turn off the bedside lamp.", None),  # nothing else asked: the model reads it
 ])
 def test_what_the_reading_cannot_be_sure_of_goes_to_the_model(text, speaker):
     assert reading(text, speaker) is None
@@ -151,6 +166,21 @@ def test_a_model_goal_keeps_what_the_request_asks_to_keep_and_drops_what_it_copi
                     Literal("hand_empty", ("the_robot",), False))
     assert found.outcome == GOAL
     assert found.goal == "(and (not (light_on desk_lamp_1)) (light_on bedside_lamp_1))"
+
+
+def test_a_model_all_goal_with_a_kept_thing_names_the_others_and_keeps_it():
+    world = _world()
+    lit = sorted(n for n in world.graph.entities() if world.graph.entity_type(n) == "light"
+                 and world.graph.has_fact(Fact("light_on", (n,))))  # those already off are left out
+    for literals in ([Literal("light_on", ("ALL_light",), True)],  # the model missed the part to keep
+                     [Literal("light_on", ("ALL_light",), True), Literal("light_on", ("bedside_lamp_1",), False)]):
+        found = settled("Switch off every light, but leave the bedside lamp on.", *literals)
+        assert found.outcome == GOAL
+        wanted = [f"(not (light_on {n}))" for n in lit if n != "bedside_lamp_1"] + ["(light_on bedside_lamp_1)"]
+        assert same_goal(world.domain, world.graph, found.goal, f"(and {' '.join(wanted)})"), found.goal
+    kept = settled("Don't turn off the bedside lamp, just the vanity light.",
+                   Literal("light_on", ("vanity_light_1",), True), Literal("light_on", ("bedside_lamp_1",), True))
+    assert kept.goal == "(and (not (light_on vanity_light_1)) (light_on bedside_lamp_1))"
 
 
 def test_a_model_goal_leaves_out_a_place_its_new_place_rules_out():
