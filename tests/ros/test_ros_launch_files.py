@@ -72,7 +72,9 @@ def test_launch_files_start_installed_console_scripts_with_existing_parameter_fi
     nodes = [e for e in entities if type(e).__name__ == "Node"]
     declared = {e.args[0] for e in entities if type(e).__name__ == "DeclareLaunchArgument"}
     scripts = _console_scripts()
-    assert sorted(n.kwargs["name"] for n in nodes) == sorted(NODES)
+    # the AI2-THOR bridge has a launch file of its own (l3mp_thor.launch.py); the others start every other node
+    expected = NODES if path.name == "l3mp_thor.launch.py" else {n: p for n, p in NODES.items() if n != "thor_bridge"}
+    assert sorted(n.kwargs["name"] for n in nodes) == sorted(expected)
     for node in nodes:
         assert node.kwargs["package"] == "l3mp"
         target = scripts[node.kwargs["executable"]]
