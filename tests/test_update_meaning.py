@@ -104,3 +104,42 @@ def test_a_thing_taken_from_its_place_goes_to_the_one_holder_the_text_names():
                          Lexicon.for_domain(household()), household_rules(), graph, household())
     assert kept == [Stated(F("inside", "milk1", "fridge1"), False), Stated(F("has", "alice", "milk1"), True)]
     assert notes == ["added (has alice milk1): the text names only it as where milk1 is now"]
+
+
+def test_a_wash_does_not_hand_the_thing_to_the_person_named():
+    graph = house_graph()
+    grounder = Grounder(household(), household_rules())
+    text = "Alice washed the plate from the sink by hand."
+    stated = [Stated(F("dirty", "plate1"), False), Stated(F("on", "plate1", "sink1"), False)]
+    kept, notes = repair(stated, grounder.ground(text, graph), text, Lexicon.for_domain(household()),
+                         household_rules(), graph, household())
+    assert Stated(F("has", "alice", "plate1"), True) not in kept and not any("added (has" in n for n in notes)
+
+
+def test_a_state_word_of_a_plural_goes_to_each_thing_the_answer_changes():
+    graph = house_graph()
+    graph.remove_fact(F("dirty", "mug1"))
+    grounder = Grounder(household(), household_rules())
+    text = "Alice used both the mug and the plate and left them in the sink."
+    mentions = grounder.ground(text, graph)
+    stated = [Stated(F("on", "mug1", "sink1"), True)]
+    kept, _notes = repair(stated, mentions, text, Lexicon.for_domain(household()), household_rules(), graph,
+                         household())
+    assert Stated(F("dirty", "mug1"), True) in kept
+
+
+def test_a_state_said_of_the_thing_labelled_so_that_has_it_already_means_another():
+    graph = house_graph()
+    for name, label in (("lamp1", "lamp"), ("lamp2", "reading lamp")):
+        graph.add_entity(name, "light", label=label)
+    graph.remove_fact(F("light_on", "lamp1"))
+    graph.add_fact(F("light_on", "lamp2"))
+    mentions = Grounder(household(), household_rules()).ground("Alice switched off the lamp.", graph)
+    assert [m.candidates for m in mentions if m.words == "lamp"] == [("lamp1",)]
+    settled, question = resolve([Stated(F("light_on", "lamp1"), False)], mentions, graph, household(),
+                                household_rules())
+    assert settled == [Stated(F("light_on", "lamp2"), False)] and question is None
+    graph.add_fact(F("light_on", "lamp1"))
+    settled, question = resolve([Stated(F("light_on", "lamp1"), False)], mentions, graph, household(),
+                                household_rules())
+    assert settled == [Stated(F("light_on", "lamp1"), False)] and question is None

@@ -261,15 +261,21 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
             seen[literal.fact] = literal.true
             kept.append(literal)
     kept = _last_place(kept, mentions, sources, rules, graph, notes)
-    return kept + _new_places(kept, mentions, sources, rules, graph, domain, notes), notes
+    return kept + _new_places(kept, mentions, sources, rules, graph, domain, notes, words, lexicon), notes
 
 
 def _new_places(stated: list[Stated], mentions: Sequence[Mention], sources: set[str], rules: RuleSet,
-                graph: WorldGraph, domain: Domain, notes: list[str]) -> list[Stated]:
+                graph: WorldGraph, domain: Domain, notes: list[str], words: Sequence[str] = (),
+                lexicon: Lexicon | None = None) -> list[Stated]:
     """A thing the answer takes from its place without giving it a new one ("took the lemonade out of the fridge"
     stated only as no longer inside): if the text names exactly one thing that can hold it under the same rule
-    (Jessica, who can have it), that is its new place."""
+    (Jessica, who can have it), that is its new place; only when a verb of the text moves, takes or gives it
+    ("washed the mug from the dishwasher" does not say that Jessica has it)."""
     named = {m.entity for m in mentions if m.entity is not None and not m.plural} - sources
+    verbs = lexicon.moves | lexicon.takes | lexicon.gives if lexicon is not None else frozenset()
+    if lexicon is not None and not any(w in verbs and (i == 0 or words[i - 1] not in ("by", "a"))
+                                       for i, w in enumerate(words)):
+        return []  # not "by hand"
     added = []
     for literal in stated:
         fact = literal.fact
@@ -368,12 +374,15 @@ def _changed_args(literal: Stated) -> tuple[str, ...]:
 def _missing_states(stated: list[Stated], mentions: Sequence[Mention], words: list[str], lexicon: Lexicon,
                     graph: WorldGraph, domain: Domain, notes: list[str]) -> list[Stated]:
     said = {s.fact for s in stated}
+    changed = {a for s in stated if s.is_change(graph) for a in s.fact.args}
     added = []
     for mention in mentions:
-        entity = mention.entity
-        if entity is None or mention.qualifies is not None:
+        if mention.qualifies is not None:
             continue
-        for predicate, signs in lexicon.states.items():
+        # one thing named; of "both wine glasses", each that the answer changes ("used both ... and left them")
+        entities = [c for c in mention.candidates if c in changed] if mention.plural else [mention.entity]
+        for entity, (predicate, signs) in ((e, ps) for e in entities if e is not None
+                                           for ps in lexicon.states.items()):
             declared = domain.predicate(predicate)
             fact = Fact(predicate, (entity,))
             if declared is None or declared.arity != 1 or fact in said or not domain.is_subtype(

@@ -80,7 +80,7 @@ def describe_predicates(domain: Domain) -> str:
 def _predicate_comments(text: str) -> dict[str, str]:
     """``(pred ?a - t ...)  ; comment`` lines of a PDDL domain -> {pred: comment}."""
     out = {}
-    for match in re.finditer(r"^\s*\((\S+)[^;\n]*\)\s*;\s*(.+?)\s*$", text, re.MULTILINE):
+    for match in re.finditer(r"^[ \t]*\((\S+)[^;\n]*\)[ \t]*;[ \t]*(.+?)[ \t]*$", text, re.MULTILINE):
         out.setdefault(match.group(1).lower(), match.group(2))
     return out
 
