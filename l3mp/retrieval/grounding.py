@@ -228,6 +228,9 @@ class Grounder:
             return None  # "red" of "red mug" is not a noun, whatever the mug turns out to be
         if not scored:
             return None
+        if i > 0 and words[i - 1] == "to" and head == words[i] and len(_best(scored)) > 1 and not (
+                after is not None and _NUMBER.fullmatch(after)):
+            return None  # "took the milk out of the fridge to drink": a verb, not one of the drinks
         by_name = {e.name: e for e in vocabulary.entities}
         if after == "of" and i + 2 < len(words):  # "bag of oranges" is not the bag of rice
             of = vocabulary.known(words[i + 2])
@@ -281,7 +284,7 @@ class Grounder:
                            tuple(n for n in of.alternatives if n in scored) or kept, plural,
                            broader=tuple(n for n in broader if n in set(of.broader) | set(of.candidates)) or kept)
         place = self._place(words, i, found)
-        if place is not None and not self._moved(words, start, vocabulary):
+        if place is not None and (not self._moved(words, start, vocabulary) or self._left_in_state(words, place)):
             pool = set(place.candidates) | set(place.alternatives) | set(place.broader)
             at = i + 2 if i + 1 < len(words) and _NUMBER.fullmatch(words[i + 1]) else i + 1
             with_ = words[at] == "with"
@@ -311,6 +314,13 @@ class Grounder:
             if words[j] in self._lexicon.moves:
                 return True
         return False
+
+    def _left_in_state(self, words: list[str], place: Mention) -> bool:
+        """"left the cupboard in the laundry room open": a state word that ends the clause after the place says
+        how the thing was left, so the place says which thing it is, not where it went."""
+        at = place.end
+        return at < len(words) and (at + 1 == len(words) or words[at + 1] in _CLAUSE_BREAKS) and any(
+            words[at] in said for by_sign in self._lexicon.states.values() for said in by_sign.values())
 
     def _place(self, words: list[str], i: int, found: dict[int, Mention]) -> Mention | None:
         """The mention of a place right after the noun (``in the kitchen``, ``'s``-less ``of the sink``)."""

@@ -84,3 +84,24 @@ def test_after_a_verb_of_moving_the_place_is_where_it_went_not_which_thing(groun
     # nightstand" does not say which one it was
     said = found(grounder, house, "Jessica put the blue phone on the nightstand.")
     assert said["blue phone"] == ("blue_phone_1", "blue_phone_2")
+
+
+def test_a_thing_left_in_a_state_is_told_apart_by_its_place_and_not_moved_there(grounder):
+    graph = generate_house(seed=1).to_graph()  # two cupboards: the kitchen's and the laundry room's
+    mentions = grounder.ground("Jessica left the cupboard in the laundry room open.", graph)
+    assert [(m.words, m.candidates, m.qualifies) for m in mentions][1:] == [
+        ("cupboard", ("cupboard_2",), None), ("laundry room", ("laundry_room_1",), 1)]
+    # a place after a thing that was put there is still where it went ("left the mug in the laundry room")
+    mug = grounder.ground("Jessica left the mug in the laundry room.", graph)
+    assert mug[-1].words == "laundry room" and mug[-1].qualifies is None
+    # "on" followed by more words is a preposition, not the state of the thing left
+    table = grounder.ground("Jessica left the mug in the kitchen on the table.", graph)
+    assert all(m.qualifies is None for m in table if m.words == "kitchen")
+
+
+def test_a_word_right_after_to_that_fits_several_things_is_a_verb(grounder, house):
+    graph = generate_house(seed=1).to_graph()
+    assert "drink" not in found(grounder, graph, "Jessica took the milk carton out of the fridge to drink.")
+    assert found(grounder, graph, "Sarah gave the milk carton to David.")["david"] == ("david",)
+    assert found(grounder, graph, "Bring the energy drink to me.")["energy drink"] == ("energy_drink_1",)
+    assert found(grounder, house, "Jessica walked from bedroom 1 to bedroom 2.")["bedroom 2"] == ("bedroom_2",)
