@@ -43,7 +43,7 @@ class ThorExecutor:
         self._on_perceived = on_perceived
         self._perception = perception
         self._poses = poses
-        self._effects = ActionEffects(world.domain)
+        self._effects_of: ActionEffects | None = None
         self._at: str | None = None
         self._pending: Any = None
         self._expected: list[str] = []
@@ -154,6 +154,13 @@ class ThorExecutor:
             return self.perceived[-1] if len(self.perceived) > count else None
         finally:
             self.lock.release()
+
+    @property
+    def _effects(self) -> ActionEffects:
+        """The domain's action effects, compiled on first use (a survey alone never needs them)."""
+        if self._effects_of is None:
+            self._effects_of = ActionEffects(self._world.domain)
+        return self._effects_of
 
     def _surprise(self, action: str) -> str | None:
         """Why what was seen stops `action` (its preconditions, or the rest of the expected plan), or None."""

@@ -31,11 +31,11 @@ AGENT_Y = 0.9009995460510254
 HALF_FIELD_OF_VIEW_DEG = 45.0
 SCREEN = 300
 PIECES = {"Egg": ("EggCracked", 1)}
+"""Pieces a slice makes (the Unity build makes its own number; ``<Type>Sliced``, an egg cracks)."""
 DEFAULT_PIECES = 3
 SINGLE_SLOT = frozenset({"CoffeeMachine", "Toaster", "StoveBurner", "ToiletPaperHanger", "TowelHolder",
                          "HandTowelHolder"})
 """Receptacles with room for one object whatever its size (a coffee machine takes one cup)."""
-"""Pieces a slice makes (the Unity build makes its own number; ``<Type>Sliced``, an egg cracks)."""
 
 
 class ActionFailed(Exception):
@@ -174,9 +174,27 @@ class MetadataController:
         obj = self._objects.get(str(object_id))
         if obj is None:
             raise ActionFailed(f"Object ID appears to be invalid: {object_id}")
-        if reach and not args.get("forceAction") and not self._visible(obj):
-            raise ActionFailed(f"{object_id} is not visible or not within reach of the agent")
+        if reach and not args.get("forceAction"):
+            why = self._out_of_reach(obj)
+            if why is not None:
+                raise ActionFailed(f"{object_id} {why}")
         return obj
+
+    def _out_of_reach(self, obj: dict) -> str | None:
+        """Why the agent cannot act on `obj` from where it stands (inside a closed receptacle, too far, out of
+        sight), or None when it can."""
+        if obj["objectId"] == self._held:
+            return None
+        shut = self._shut_in(obj)
+        if shut is not None:
+            return f"is not visible: it is inside {shut}, which is closed"
+        distance = min(horizontal_distance(self._agent["position"], p) for p in _points(obj))
+        if distance > VISIBILITY_DISTANCE_M:
+            return (f"is too far from the agent: {distance:.2f} m, beyond the visibility distance of "
+                    f"{VISIBILITY_DISTANCE_M} m")
+        if not any(self._in_view(point) for point in _points(obj)):
+            return "is not visible: it is outside the agent's field of view"
+        return None
 
     def _openable(self, args: dict) -> dict:
         obj = self._target(args)
@@ -245,13 +263,15 @@ class MetadataController:
                 thing["isCooked"] = True
 
     def _visible(self, obj: dict) -> bool:
-        if obj["objectId"] == self._held:
-            return True
+        return self._out_of_reach(obj) is None
+
+    def _shut_in(self, obj: dict) -> str | None:
+        """The closed receptacle `obj` is inside, if any."""
         for parent in obj["parentReceptacles"] or ():
             holder = self._objects.get(parent)
             if holder is not None and holder["openable"] and not holder["isOpen"]:
-                return False
-        return any(self._in_view(point) for point in _points(obj))
+                return parent
+        return None
 
     def _in_view(self, point: dict[str, float]) -> bool:
         """Whether a point is within the visibility distance and the field of view."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from ai2thor.server import Event
 
 from l3mp.thor.actions import SEQUENCES, controller_steps
 from l3mp.thor.errors import ThorError
@@ -79,7 +80,8 @@ def test_the_double_fails_like_ai2thor():
     s = session("FloorPlan1")
     c = s.controller
     far = c.step({"action": "PickupObject", "objectId": object_id(s, "apple_1")})
-    assert not far.metadata["lastActionSuccess"] and "not visible or not within reach" in far.metadata["errorMessage"]
+    assert isinstance(far, Event) and far is c.last_event
+    assert not far.metadata["lastActionSuccess"] and "is too far from the agent" in far.metadata["errorMessage"]
     assert not c.step({"action": "PutObject", "objectId": object_id(s, "counter_top_1")}).metadata["lastActionSuccess"]
     assert "not a reachable position" in c.step({"action": "Teleport", "position": {"x": 99.0, "y": 0.9, "z": 99.0}}
                                                 ).metadata["errorMessage"]
@@ -91,6 +93,14 @@ def test_the_double_fails_like_ai2thor():
     assert s.executor.execute("(goto the_robot mug_1 fridge_1)").ok
     closed = c.step({"action": "PutObject", "objectId": object_id(s, "fridge_1")})
     assert "is closed" in closed.metadata["errorMessage"]
+    # within reach of the fridge's pose: the egg shut in the fridge, the apple on the island behind the agent
+    shut_in = c.step({"action": "PickupObject", "objectId": object_id(s, "egg_1")}).metadata
+    assert not shut_in["lastActionSuccess"]
+    assert shut_in["errorMessage"].endswith(f"is not visible: it is inside {object_id(s, 'fridge_1')}, which is closed")
+    behind = c.step({"action": "PickupObject", "objectId": object_id(s, "apple_1")}).metadata
+    assert not behind["lastActionSuccess"] and "outside the agent's field of view" in behind["errorMessage"]
+    assert [o["visible"] for o in behind["objects"] if o["objectId"] in (object_id(s, "egg_1"),
+                                                                         object_id(s, "apple_1"))] == [False, False]
     assert s.executor.execute("(goto the_robot fridge_1 coffee_machine_1)").ok
     assert c.step({"action": "PutObject", "objectId": object_id(s, "coffee_machine_1")}).metadata["lastActionSuccess"]
     cup = object_id(s, "cup_1")

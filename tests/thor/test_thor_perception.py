@@ -20,13 +20,15 @@ def test_every_scene_of_a_kind_becomes_a_graph_that_satisfies_the_domain_and_its
     domain = thor_domain()
     for scene in scene_names((kind,)):
         objects = scene_objects(scene)
-        world = WorldModel(domain)
-        perception = ThorPerception(domain, scene=scene)
-        world.perceive(perception.observe({"objects": objects, "inventoryObjects": []}, world.graph, at=None,
-                                          survey=True))
-        graph, namer = world.graph, perception.namer
-        by_id = {o["objectId"]: o for o in objects}
+        s = session(scene)  # the agent at its start pose has surveyed the scene's first ai2thor Event
+        event = s.controller.last_event
+        assert isinstance(event, Event) and event.metadata["sceneName"] == scene
+        graph, namer = s.world.graph, s.perception.namer
+        assert s.world.verifier.check_state(graph) == [], scene
         assert graph.entity_count() == len(objects) + len(domain.constants)
+        agent = {f for f in graph.facts_of("the_robot") if f.args[0] == "the_robot"}
+        assert agent == {Fact("at", ("the_robot", s.executor.at)), Fact("hand_empty", ("the_robot",))}, scene
+        by_id = {o["objectId"]: o for o in objects}
         for obj in objects:
             name = namer.name(obj["objectId"])
             attrs = graph.entity_attrs(name)
@@ -38,6 +40,7 @@ def test_every_scene_of_a_kind_becomes_a_graph_that_satisfies_the_domain_and_its
             places = [f.args[1] for f in graph.facts(predicate="in", entity=name) if f.args[0] == name]
             parent = immediate_parent(obj, by_id)
             assert places == ([] if parent is None else [namer.name(parent)]), (scene, name)
+        assert s.perception.last_seen().keys() == {namer.name(i) for i in by_id}
         assert scene_kind(scene) == kind
 
 
@@ -104,10 +107,10 @@ def test_a_seen_receptacle_without_a_believed_thing_denies_it_and_slices_arrive_
 
 def test_an_object_gone_from_the_metadata_is_removed():
     s = session("FloorPlan1")
-    metadata = dict(s.controller.last_event.metadata)
+    metadata = s.controller.last_event.metadata
     gone = object_id(s, "apple_1")
-    metadata["objects"] = [o for o in metadata["objects"] if o["objectId"] != gone]
-    batch = s.perception.observe(metadata, s.world.graph, at=s.executor.at)
+    event = Event({**metadata, "objects": [o for o in metadata["objects"] if o["objectId"] != gone]})
+    batch = s.perception.observe(event.metadata, s.world.graph, at=s.executor.at)
     assert batch.remove_entities == ("apple_1",)
     s.world.perceive(batch)
     assert not s.world.graph.has_entity("apple_1")
