@@ -115,6 +115,8 @@ def test_a_users_word_is_confirmed_or_corrected_by_a_later_observation():
     ("FloorPlan1", "(exists (?s - stove_burner) (and (in pan_1 ?s) (hot pan_1)))", (), "heat_on_stove"),
     ("FloorPlan2", "(cooked potato_1)", (), "heat_in_microwave"),
     ("FloorPlan2", "(and (not (dirty plate_1)) (in plate_1 counter_top_2))", ("plate_1",), "wash"),
+    ("FloorPlan1", "(and (filled_with kettle_1 water) (in kettle_1 stove_burner_1))", (), "wash"),
+    ("FloorPlan1", "(filled_with mug_1 coffee)", (), "fill_with_coffee"),
 ])
 def test_each_kind_of_action_reaches_its_goal_and_leaves_the_belief_equal_to_the_metadata(scene, goal, used, action):
     s = session(scene)
