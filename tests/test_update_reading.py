@@ -184,3 +184,8 @@ def test_a_report_framed_as_something_to_remember_is_applied():
 def test_a_text_the_reader_leaves_goes_to_the_model():
     result = _updater().update("Jessica hid the atlas behind the books.")
     assert result.outcome == "declined" and "the model was asked" in (result.reason or "")
+
+
+def test_cooking_in_a_dish_leaves_it_dirty():
+    assert literals("Jessica heated some milk in the purple saucepan.") == {Stated(F("dirty", "purple_saucepan_1"), True)}
+    assert literals("Someone fried eggs in the purple saucepan.") == {Stated(F("dirty", "purple_saucepan_1"), True)}

@@ -25,7 +25,7 @@ from l3mp.llm.types import LLM, Message, TokenLedger
 from l3mp.retrieval.base import Retrieved, Retriever
 from l3mp.retrieval.context import context_entities
 from l3mp.retrieval.grounding import Grounder, Mention
-from l3mp.updates import meaning, prompt, reading
+from l3mp.updates import gate, meaning, prompt, reading
 from l3mp.updates.meaning import Stated
 from l3mp.world.delta import Delta
 from l3mp.world.graph import WorldGraph
@@ -121,6 +121,9 @@ class NLUpdater:
     max_delta_size: int = 24
     variant: str = field(default="")
     grounder: Grounder | None = None
+    gate: bool = True
+    """With verification: a model's answer is applied only when the text explains every change it makes and it
+    states every state the text names (`l3mp.updates.gate`); else it is asked again, then declined."""
     read_text: bool = True
     """With verification: read a plain report from its words without the LLM (`l3mp.updates.reading`); the
     model is asked only when the reading does not explain the whole text or its result fails a check."""
@@ -260,6 +263,9 @@ class _Run:
         if delta is not None and u.verify and not problems:
             problems = meaning.problems(delta, stated, self.mentions, allowed, self.graph, u.world.domain,
                                         u.grounder.lexicon.covered if u.grounder else frozenset(), self.report)
+            if not problems and number > 0 and u.gate:
+                problems = gate.check(stated, self.mentions, self.report, u.grounder.lexicon, u.world.verifier.rules,
+                                      self.graph, u.world.domain)
             if not problems and not delta.is_empty():
                 problems = [v.message for v in u.world.verify(delta, source="nl").violations]
         if problems or delta is None:

@@ -1,0 +1,194 @@
+"""The gate before a model's answer goes into the memory: every change it makes is explained by words of the text.
+
+The model (a small one, on two cores) may write a valid update that is not what the sentence meant: it moves the
+thing a place was named by ("the nightstand with the red dictionary"), changes a thing the text says is "still"
+where it was, picks a thing or place the text never names, or sets a state no word of the text gives. The
+meaning checks and mends of `l3mp.updates.meaning` fix what the text settles; this gate then refuses what is left
+unexplained, so that an unsure update is asked again (bounded) and, failing that, declined with nothing applied:
+
+- a state changed (``light_on``, ``dirty``, ...) needs a word of the lexicon for that state, with that sign, in the
+  clause of a mention of the thing (or of a pronoun for it), or in a clause that names nothing ("took the call");
+- a new place (``on``, ``inside``, ``has``, ``in_room``: a rule of exactly one place) needs the thing named other
+  than only to say which thing is meant, the place named other than as where something came from, and a verb of
+  moving, taking, giving or going (or "is in/on") in the clause of one of them; a clause that says "still" explains
+  no move;
+- every state word of the text that fits a thing named in its clause is covered: the answer states it, or the
+  memory already has it (so "heated soup in the saucepan" is not applied without the saucepan being dirty).
+
+Clauses are split at "and", "then", "but", ... and a clause with no verb or state word of its own ("... and the
+salad bowl") belongs to the clause before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from l3mp.domain.pddl_domain import Domain
+from l3mp.domain.rules import RuleSet
+from l3mp.domain.triplets import Fact
+from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, tokens
+from l3mp.updates.meaning import Stated, clauses, is_carried, is_source, label, signs_in
+from l3mp.world.graph import WorldGraph
+
+_BE = frozenset({"is", "'s", "are", "was", "were", "been", "be"})
+_TO = frozenset({"in", "into", "on", "onto", "to", "inside", "at", "with"})
+_STILL = frozenset({"still"})
+_THING_PRONOUNS = frozenset({"it", "them"})
+_PERSON_PRONOUNS = frozenset({"he", "she", "they", "him", "her"})
+
+
+@dataclass(frozen=True)
+class _Ref:
+    """Where the text names some entities: a mention, or a pronoun standing for an earlier one."""
+
+    start: int
+    end: int
+    names: frozenset[str]
+    describes: bool
+    """Only says which thing is meant, or what a person carries ("the desk with the gold phone", "with her water")."""
+    source: bool
+    """Where something came from ("from the desk", "out of the fridge")."""
+
+
+def check(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexicon: Lexicon, rules: RuleSet,
+          graph: WorldGraph, domain: Domain) -> list[str]:
+    """What in `stated` (the literals about to be applied, after the mends and settling) the text does not explain,
+    and what state the text names that they leave out; empty when the answer may be applied."""
+    words = tokens(text)
+    sign_words = outside_mentions(words, mentions)
+    spans = _spans(words, sign_words, lexicon)
+    refs = _references(words, mentions, graph, domain, rules)
+    verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers
+    out: list[str] = []
+    for literal in stated:
+        if not literal.is_change(graph):
+            continue
+        fact = literal.fact
+        signs = lexicon.states.get(fact.predicate)
+        if signs and len(fact.args) == 1:
+            thing = fact.args[0]
+            at = [_span_of(spans, r.start) for r in refs if thing in r.names and not r.describes]
+            bare = [s for s in spans if not any(s[0] <= r.start < s[1] for r in refs)]
+            if not any(literal.true in signs_in(sign_words, a, b, signs) for a, b in (*at, *bare)):
+                out.append(f"the text does not say that {_the(graph, thing)} "
+                           f"{'is now' if literal.true else 'is no longer'} {_state(fact.predicate)}; "
+                           "state only what the text says")
+            continue
+        if not literal.true:
+            continue
+        placed = _placed(fact.predicate, fact.args, rules)
+        if placed is None:
+            continue
+        thing, place = placed
+        named = [r for r in refs if thing in r.names]
+        main = [r for r in named if not r.describes]
+        if named and not main:
+            out.append(f"the text names {_the(graph, thing)} only to say which thing it means; it did not move")
+            continue
+        where = [r for r in refs if place in r.names and not r.source and not r.describes]
+        if not main or not where:
+            out.append(f"the text does not say that {_the(graph, thing)} is now "
+                       f"{'with' if fact.predicate == 'has' else fact.predicate.replace('_', ' ')} "
+                       f"{_the(graph, place)}")
+            continue
+        around = {_span_of(spans, r.start) for r in (*main, *where)}
+        if any(_STILL & set(words[a:b]) for a, b in around):
+            out.append(f"the text says {_the(graph, thing)} is still where it was: nothing moved")
+            continue
+        if not any(_moves(words, a, b, verbs) for a, b in around):
+            out.append(f"no word of the text moves {_the(graph, thing)} to {_the(graph, place)}")
+    return out + _uncovered(stated, spans, refs, sign_words, lexicon, graph, domain)
+
+
+def _uncovered(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[_Ref], sign_words: list[str],
+               lexicon: Lexicon, graph: WorldGraph, domain: Domain) -> list[str]:
+    """State words of a clause that fit a thing it names, which the answer does not state (and memory does not
+    already have)."""
+    said = {(s.fact, s.true) for s in stated}
+    out = []
+    for start, end in spans:
+        here = [r for r in refs if start <= r.start < end and not r.describes and not r.source]
+        for predicate, signs in lexicon.states.items():
+            declared = domain.predicate(predicate)
+            found = signs_in(sign_words, start, end, signs)
+            if declared is None or declared.arity != 1 or len(found) != 1:
+                continue
+            sign = next(iter(found))
+            fitting = [r for r in here if all(domain.is_subtype(graph.entity_type(n) or "", declared.types[0])
+                                              for n in r.names)]
+            for ref in fitting:
+                facts = [Fact(predicate, (n,)) for n in sorted(ref.names)]
+                if not any((f, sign) in said or graph.has_fact(f) == sign for f in facts):
+                    out.append(f"the text says {_the(graph, facts[0].args[0]) if len(facts) == 1 else 'it'} "
+                               f"{'is now' if sign else 'is no longer'} {_state(predicate)}; your answer does not")
+    return out
+
+
+def _placed(predicate: str, args: tuple[str, ...], rules: RuleSet) -> tuple[str, str] | None:
+    """(thing, place) of a fact that gives a thing its one place (``on mug table``, ``has sarah book``)."""
+    for rule in rules.for_predicate(predicate):
+        keys = rule.keys_of(predicate, args)
+        if rule.max == 1 and rule.min and keys and len(args) == 2:
+            thing = keys[0]
+            return thing, args[1] if args[0] == thing else args[0]
+    return None
+
+
+def _moves(words: list[str], start: int, end: int, verbs: frozenset[str]) -> bool:
+    """A verb of moving, taking, giving or going in the clause (not "by hand", "a hand"), or "is in/on ..."."""
+    for i in range(start, end):
+        if words[i] in verbs and not (i > 0 and words[i - 1] in ("by", "a")):
+            return True
+        if words[i] in _BE and any(w in _TO for w in words[i + 1:min(end, i + 4)]):
+            return True
+    return False
+
+
+def _spans(words: list[str], sign_words: list[str], lexicon: Lexicon) -> list[tuple[int, int]]:
+    """The clauses, a clause with no verb or state word joined to the one before ("cleaned the teapot and the
+    bowl")."""
+    every_sign = frozenset().union(*(w for signs in lexicon.states.values() for w in signs.values()))
+    verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | _BE
+    out: list[tuple[int, int]] = []
+    for start, end in clauses(words):
+        has_verb = any(words[i] in verbs or sign_words[i] in every_sign for i in range(start, end))
+        if out and not has_verb:
+            out[-1] = (out[-1][0], end)
+        else:
+            out.append((start, end))
+    return out
+
+
+def _span_of(spans: list[tuple[int, int]], index: int) -> tuple[int, int]:
+    return next((s for s in spans if s[0] <= index < s[1]), (index, index + 1))
+
+
+def _references(words: list[str], mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
+                rules: RuleSet) -> list[_Ref]:
+    """The mentions (each with the entities it may name) and the pronouns, each standing for the earlier mentions
+    of its kind (a thing or a person)."""
+    out = []
+    for mention in mentions:
+        names = frozenset((*mention.candidates, *(mention.broader if mention.by_label else ())))
+        if not names:
+            continue
+        describes = mention.qualifies is not None or is_carried(words, mention, mentions, graph)
+        out.append(_Ref(mention.start, mention.end, names, describes, is_source(words, mention.start)))
+    for i, word in enumerate(words):
+        if word not in _THING_PRONOUNS | _PERSON_PRONOUNS:
+            continue
+        person = word in _PERSON_PRONOUNS
+        earlier = [r for r in out if r.end <= i and not r.describes and all(
+            domain.is_subtype(graph.entity_type(n) or "", "person") == person for n in r.names)]
+        if earlier:
+            out.append(_Ref(i, i + 1, frozenset().union(*(r.names for r in earlier)), False, False))
+    return sorted(out, key=lambda r: r.start)
+
+
+def _the(graph: WorldGraph, name: str) -> str:
+    return f"the {label(graph, name)} ({name})"
+
+
+def _state(predicate: str) -> str:
+    return predicate.replace("_", " ")

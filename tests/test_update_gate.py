@@ -1,0 +1,62 @@
+"""The gate before a model's answer is applied (l3mp/updates/gate.py): every change is explained by the text."""
+
+from __future__ import annotations
+
+from l3mp.retrieval.grounding import Grounder, Lexicon
+from l3mp.updates.gate import check
+from l3mp.updates.meaning import Stated
+from tests.helpers import F, house_graph, household, household_rules
+
+
+def _check(text, stated, graph=None):
+    graph = graph or house_graph()
+    mentions = Grounder(household(), household_rules()).ground(text, graph)
+    return check(stated, mentions, text, Lexicon.for_domain(household()), household_rules(), graph, household())
+
+
+def test_what_the_text_says_passes():
+    assert _check("Alice put the mug in the sink and switched off the lamp.",
+                  [Stated(F("on", "mug1", "sink1"), True), Stated(F("light_on", "lamp1"), False)]) == []
+    assert _check("Alice took the book.", [Stated(F("has", "alice", "book1"), True)]) == []
+    assert _check("The mug is in the cupboard now.", [Stated(F("inside", "mug1", "cupboard1"), True)]) == []
+    assert _check("Alice washed the mug and the plate.", [Stated(F("dirty", "mug1"), False)]) == []
+    assert _check("Alice went to the kitchen.", [Stated(F("in_room", "alice", "kitchen"), True)]) == []
+
+
+def test_a_state_no_word_gives_is_refused():
+    problems = _check("Alice put the mug in the sink.", [Stated(F("on", "mug1", "sink1"), True),
+                                                           Stated(F("light_on", "lamp1"), False)])
+    assert len(problems) == 1 and "lamp1" in problems[0] and "no longer light on" in problems[0]
+
+
+def test_a_state_said_of_another_thing_in_another_clause_is_refused():
+    problems = _check("Alice opened the fridge and put the mug in the sink.",
+                      [Stated(F("on", "mug1", "sink1"), True), Stated(F("is_open", "fridge1"), True),
+                       Stated(F("is_open", "cupboard1"), False)])
+    assert any("cupboard1" in p for p in problems)
+
+
+def test_a_place_the_text_never_names_is_refused():
+    problems = _check("Alice picked up the mug.", [Stated(F("on", "mug1", "table1"), True)])
+    assert problems and "mug1" in problems[0] and "table1" in problems[0]
+
+
+def test_the_thing_a_place_is_named_by_never_moves():
+    graph = house_graph()
+    problems = _check("Alice put the plate on the counter with the mug.",
+                      [Stated(F("on", "plate1", "counter1"), True), Stated(F("has", "alice", "mug1"), True)], graph)
+    assert problems == ["the text names the mug1 (mug1) only to say which thing it means; it did not move"]
+
+
+def test_still_says_nothing_moved():
+    problems = _check("The book is still on the shelf.", [Stated(F("on", "book1", "shelf1"), True)])
+    assert problems and "still" in problems[0]
+
+
+def test_a_state_the_text_gives_must_be_stated():
+    graph = house_graph()
+    graph.remove_fact(F("dirty", "mug1"))
+    problems = _check("Alice used the mug and put it in the sink.", [Stated(F("on", "mug1", "sink1"), True)], graph)
+    assert problems and "dirty" in problems[0]
+    assert _check("Alice used the mug and put it in the sink.",
+                  [Stated(F("on", "mug1", "sink1"), True), Stated(F("dirty", "mug1"), True)], graph) == []
