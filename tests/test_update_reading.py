@@ -187,5 +187,6 @@ def test_a_text_the_reader_leaves_goes_to_the_model():
 
 
 def test_cooking_in_a_dish_leaves_it_dirty():
-    assert literals("Jessica heated some milk in the purple saucepan.") == {Stated(F("dirty", "purple_saucepan_1"), True)}
-    assert literals("Someone fried eggs in the purple saucepan.") == {Stated(F("dirty", "purple_saucepan_1"), True)}
+    dirty = {Stated(F("dirty", "purple_saucepan_1"), True)}
+    assert literals("Jessica heated some milk in the purple saucepan.") == dirty
+    assert literals("Someone fried eggs in the purple saucepan.") == dirty
