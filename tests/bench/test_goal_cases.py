@@ -87,7 +87,8 @@ def test_ids_are_unique_and_the_splits_are_the_updates_benchmarks_houses():
 def test_counts_outcomes_and_category_coverage():
     dev, test = BENCH.split("dev"), BENCH.split("test")
     assert len(dev) + len(test) >= 80
-    assert 0.30 <= len(dev) / (len(dev) + len(test)) <= 0.40, f"DEV is {len(dev) / (len(dev) + len(test)):.0%}"
+    # DEV grows with each new kind of request a fix is written for (the cases come before the fix); TEST stays
+    assert 0.30 <= len(dev) / (len(dev) + len(test)) <= 0.50, f"DEV is {len(dev) / (len(dev) + len(test)):.0%}"
     for split, cases, least in (("dev", dev, 1), ("test", test, 2)):
         counts = Counter(cat for c in cases for cat in c.categories)
         thin = {cat: counts[cat] for cat in CATEGORIES if counts[cat] < least}
