@@ -190,3 +190,24 @@ def test_cooking_in_a_dish_leaves_it_dirty():
     dirty = {Stated(F("dirty", "purple_saucepan_1"), True)}
     assert literals("Jessica heated some milk in the purple saucepan.") == dirty
     assert literals("Someone fried eggs in the purple saucepan.") == dirty
+
+
+def test_a_plan_after_a_comma_does_not_stop_the_reading():
+    assert literals("Jessica switched the bedside lamp off, she's going to sleep.") == {
+        Stated(F("light_on", "bedside_lamp_1"), False)}
+    assert reading("Jessica put the yellow plate in the sink, or maybe not.") is None
+
+
+def test_a_state_word_after_its_is_what_the_thing_is():
+    assert literals("Jessica used the yellow plate, so it's dirty.") == {Stated(F("dirty", "yellow_plate_1"), True)}
+
+
+def test_one_state_word_for_things_named_one_after_another():
+    assert literals("Jessica washed the purple plate and the black frying pan.") == {
+        Stated(F("dirty", "purple_plate_1"), False), Stated(F("dirty", "black_frying_pan_1"), False)}
+
+
+def test_still_with_a_person_says_where_it_is_and_a_still_that_moves_is_not_read():
+    found = reading("The blue phone is still with Jessica.")
+    assert found is not None and not any(s.is_change(house()) for s in found.stated)
+    assert reading("The yellow plate is still with Jessica.") is None

@@ -137,12 +137,18 @@ def unexplained(text: str, mentions: Iterable[Mention]) -> list[str]:
     """Words right after a determiner ("the", "a", "her", "'s") that no mention covers: nouns the grounding did not
     find ("the red mug" when no label says mug), so a caller knows the text names more than was grounded."""
     words = tokens(text)
+    return [words[i] for i in unexplained_at(text, mentions)]
+
+
+def unexplained_at(text: str, mentions: Iterable[Mention]) -> list[int]:
+    """Where the words of `unexplained` are (indexes into `tokens(text)`)."""
+    words = tokens(text)
     covered = {i for m in mentions for i in range(m.start, m.end)}
     out = []
     for i in range(1, len(words)):
         if words[i - 1] in _DETERMINERS and i not in covered and words[i] not in STOPWORDS and not any(
                 j in covered for j in range(i, min(len(words), i + MAX_DESCRIBING + 1))):
-            out.append(words[i])
+            out.append(i)
     return out
 
 

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
-from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, places_of, tokens, unexplained
+from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, places_of, tokens, unexplained_at
 from l3mp.updates.meaning import Stated, clauses, is_carried, is_source, places_for, signs_in
 from l3mp.world.graph import WorldGraph
 
@@ -34,6 +35,8 @@ _NEW = frozenset({"new", "another", "bought", "got"})
 _REQUEST_BLOCKERS = frozenset({"not", "t", "never", "no", "nobody", "nothing", "without", "instead", "leave", "keep",
                                "except", "unless", "if", "new", "another", "don", "dont"})
 """Words after which a plain reading of a request may be wrong: negation, exceptions, "leave X as it is"."""
+_DOUBT = frozenset({"not", "t", "never", "no", "maybe", "probably", "might", "think", "guess", "sure", "if", "or",
+                    "unless", "instead", "wrong"})
 _THING_PRONOUNS = frozenset({"it", "them"})
 _PERSON_PRONOUNS = frozenset({"he", "she", "they"})
 _TO = frozenset({"in", "into", "on", "onto", "to", "inside"})
@@ -70,12 +73,45 @@ def read(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Doma
     banana"): the literals are what must hold once it is done, "me" is `speaker`, and "all the X" names each."""
     words = tokens(text)
     blockers = _REQUEST_BLOCKERS if request else _NEGATIONS | _NEW
-    if not words or blockers & set(words) or unexplained(text, mentions):
+    aside = set() if request else _asides(text, words, mentions, lexicon)
+    if not words or blockers & {w for i, w in enumerate(words) if i not in aside} or _unknown_nouns(
+            text, words, mentions, lexicon, aside):
         return None
     if request and any(w.endswith("ing") and i > 0 and words[i - 1] in _BE for i, w in enumerate(words)):
         return None  # "somebody's phone is ringing, get it": says what is so, to ask for something else
     reader = _Reader(words, mentions, graph, domain, rules, lexicon, request, speaker)
     return reader.read()
+
+
+def _unknown_nouns(text: str, words: list[str], mentions: Sequence[Mention], lexicon: Lexicon,
+                   aside: set[int]) -> list[str]:
+    """Nouns the grounding did not find (outside the asides); a state word after "'s" is what the thing is ("so
+    it's dirty"), not one."""
+    states = _state_words(lexicon)
+    return [words[i] for i in unexplained_at(text, mentions) if i not in aside
+            and not (words[i - 1] == "'s" and words[i] in states)]
+
+
+def _state_words(lexicon: Lexicon) -> frozenset[str]:
+    return frozenset().union(*(w for signs in lexicon.states.values() for w in signs.values()))
+
+
+def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: Lexicon) -> set[int]:
+    """The words of the parts of a report after a comma that only say what a person will do or wants: a person
+    pronoun, and no mention, no "it" or "them", no verb or state word of the lexicon, nothing of doubt or negation
+    ("..., he's going to sleep"); such a plan does not stop the plain reading of the rest."""
+    verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | _state_words(lexicon)
+    out: set[int] = set()
+    at = 0
+    for part in text.split(","):
+        n = len(tokens(part))
+        span = range(at, at + n)
+        if at > 0 and not any(m.start in span for m in mentions) and any(
+                words[i] in _PERSON_PRONOUNS | {"i", "we"} for i in span) and not any(
+                words[i] in _THING_PRONOUNS | _DOUBT or words[i] in verbs for i in span):
+            out.update(span)
+        at += n
+    return out if at == len(words) else set()
 
 
 class _Reader:
@@ -108,7 +144,7 @@ class _Reader:
         if self.plural:
             return None  # "all the lights": the model lists them
         subject: _Thing | None = None
-        for start, end in clauses(self.words):
+        for start, end in self._clauses():
             things = self._things_in(start, end)
             if things is None:
                 return None
@@ -130,6 +166,28 @@ class _Reader:
                and not self._carried(t) for t in self.things) or not self.read_any:
             return None
         return Reading(self.stated, frozenset(self.settled))
+
+    def _clauses(self) -> list[tuple[int, int]]:
+        """The clauses; one that is only more things ("cleaned the teapot and the salad bowl": no verb or state word
+        of its own, no pronoun) belongs to the clause before it."""
+        states = _state_words(self.lexicon)
+        out: list[tuple[int, int]] = []
+        for start, end in clauses(self.words):
+            span = range(start, end)
+            bare = all(self.words[i] in _DETERMINERS | {"both"} or any(m.start <= i < m.end for m in self.mentions)
+                       for i in span) and not any(self.sign_words[i] in states for i in span)
+            if out and bare and any(m.start == start or m.start == start + 1 for m in self.mentions):
+                out[-1] = (out[-1][0], end)
+            else:
+                out.append((start, end))
+        return out
+
+    def _coordinated(self, things: list[_Thing]) -> bool:
+        """Things named one after another, joined only by "and" ("the grey teapot and the salad bowl")."""
+        ordered = sorted(things, key=lambda t: t.start)
+        return len(ordered) > 1 and all(
+            all(w in _DETERMINERS | {"and", "both"} for w in self.words[a.end:b.start]) and "and" in
+            self.words[a.end:b.start] for a, b in pairwise(ordered))
 
     def _carried(self, thing: _Thing) -> bool:
         return thing.mention in self.mentions and is_carried(self.words, thing.mention, self.mentions, self.graph)
@@ -192,13 +250,13 @@ class _Reader:
                 continue
             fitting = {t.mention.start: t for t in things if self.domain.is_subtype(
                 self.graph.entity_type(t.mention.candidates[0]) or "", declared.types[0])}
-            if len(truth) > 1 or len(fitting) > 1:
+            if len(truth) > 1 or (len(fitting) > 1 and not self._coordinated(list(fitting.values()))):
                 return None
             said = {i for i in range(start, end) if signs_in(self.sign_words, i, i + 1, signs)}
             if fitting and said & words_used:
                 return None  # one word for two things' states ("switched off the lamp next to the TV")
+            sign = truth.pop()
             for thing in fitting.values():
-                sign = truth.pop()
                 names = thing.mention.candidates if thing.mention.plural else thing.mention.candidates[:1]
                 found += [Stated(Fact(predicate, (n,)), sign) for n in names if self.domain.is_subtype(
                     self.graph.entity_type(n) or "", declared.types[0])]
@@ -286,9 +344,14 @@ class _Reader:
         for k, thing in enumerate(things[:-1]):
             where = things[k + 1]
             between = [w for w in self.words[thing.end:where.start] if w not in _DETERMINERS]
-            if between and between[0] in _BE and between[-1] in _TO and all(w in _BE | _TO | _FILLERS
-                                                                              for w in between):
-                return self._place(thing, where, being=True)
+            to = _TO | {"with"} if where.kind == "person" else _TO  # "the novel is still with Jessica"
+            if between and between[0] in _BE and between[-1] in to and all(w in _BE | to | _FILLERS
+                                                                            for w in between):
+                before = len(self.stated)
+                if not self._place(thing, where, being=True):
+                    return False
+                # "still" says nothing moved: read only when memory has it so (else the text and memory disagree)
+                return "still" not in between or all(not s.is_change(self.graph) for s in self.stated[before:])
         return False
 
     def _place(self, thing: _Thing, where: _Thing, *, giver: _Thing | None = None, being: bool = False) -> bool:
