@@ -143,3 +143,15 @@ def test_a_state_said_of_the_thing_labelled_so_that_has_it_already_means_another
     settled, question = resolve([Stated(F("light_on", "lamp1"), False)], mentions, graph, household(),
                                 household_rules())
     assert settled == [Stated(F("light_on", "lamp1"), False)] and question is None
+
+
+def test_a_place_said_by_words_that_fit_several_is_the_one_in_the_things_room():
+    graph = house_graph()
+    graph.add_entity("sink1", "sink", label="kitchen sink")
+    graph.add_entity("sink2", "sink", label="sink")
+    graph.add_fact(F("in_room", "sink2", "bedroom"))
+    text = "Alice put the mug in the sink."
+    mentions = Grounder(household(), household_rules()).ground(text, graph)
+    kept, notes = repair([Stated(F("on", "mug1", "sink2"), True)], mentions, text, Lexicon.for_domain(household()),
+                         household_rules(), graph, household())
+    assert kept == [Stated(F("on", "mug1", "sink1"), True)] and "the one where mug1 is" in notes[0]

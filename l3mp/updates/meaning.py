@@ -261,7 +261,33 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
             seen[literal.fact] = literal.true
             kept.append(literal)
     kept = _last_place(kept, mentions, sources, rules, graph, notes)
+    kept = [_nearest_place(s, mentions, rules, graph, notes) for s in kept]
     return kept + _new_places(kept, mentions, sources, rules, graph, domain, notes, words, lexicon), notes
+
+
+def _nearest_place(literal: Stated, mentions: Sequence[Mention], rules: RuleSet, graph: WorldGraph,
+                   notes: list[str]) -> Stated:
+    """A new place said only by words that fit several places ("put the mug in the sink", and the one labelled
+    "sink" is in the bathroom): the one in the thing's room, when exactly one is and nothing else says which (as
+    the plain reading does)."""
+    fact = literal.fact
+    if not literal.true or len(fact.args) != 2 or not any(
+            r.max == 1 and r.keys_of(fact.predicate, fact.args) == [fact.args[0]]
+            for r in rules.for_predicate(fact.predicate)):
+        return literal
+    thing, place = fact.args
+    said = [m for m in mentions if place in m.candidates]
+    if len(said) != 1 or not said[0].by_label or len(said[0].broader) < 2 or any(
+            m.qualifies == list(mentions).index(said[0]) for m in mentions):
+        return literal
+    rooms = places_of(graph, rules, thing)
+    near = [n for n in said[0].broader if places_of(graph, rules, n) & rooms
+            and graph.entity_type(n) == graph.entity_type(place)]
+    if len(near) != 1 or near[0] == place:
+        return literal
+    fixed = Stated(Fact(fact.predicate, (thing, near[0])), True)
+    notes.append(f"{literal} -> {fixed}: of the places the words fit, the one where {thing} is")
+    return fixed
 
 
 def _new_places(stated: list[Stated], mentions: Sequence[Mention], sources: set[str], rules: RuleSet,
