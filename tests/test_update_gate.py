@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+from l3mp.llm.types import LLMReply, Usage
 from l3mp.retrieval.grounding import Grounder, Lexicon
 from l3mp.updates.gate import check
 from l3mp.updates.meaning import Stated
@@ -60,3 +63,24 @@ def test_a_state_the_text_gives_must_be_stated():
     assert problems and "dirty" in problems[0]
     assert _check("Alice used the mug and put it in the sink.",
                   [Stated(F("on", "mug1", "sink1"), True), Stated(F("dirty", "mug1"), True)], graph) == []
+
+
+def test_an_answer_the_text_does_not_explain_is_declined_with_nothing_applied():
+    from l3mp.retrieval import make_retriever
+    from l3mp.updates import DECLINED, NLUpdater
+    from tests.helpers import house_model, snapshot
+
+    class Moves:  # always moves Alice, whom the text says is still where she was
+        name = "test-double"
+
+        def complete_json(self, messages, *, schema, schema_name, purpose, ledger=None):
+            data = {"changes": [{"predicate": "in_room", "args": ["alice", "kitchen"], "true": True}]}
+            return LLMReply(data, json.dumps(data), Usage(1, 1), self.name)
+
+    world = house_model()
+    before = snapshot(world.graph)
+    llm = Moves()
+    updater = NLUpdater(world, llm, make_retriever("full", llm=llm, domain=world.domain), read_text=False)
+    result = updater.update("Alice is still in the kitchen.")
+    assert result.outcome == DECLINED and "unsure what the text changed" in result.reason
+    assert "still" in result.reason and snapshot(world.graph) == before and len(result.attempts) == 3

@@ -4,8 +4,9 @@ retrieve the relevant subgraph -> ground the text's mentions to entities (no LLM
 holds after the event, in typed literals constrained to the grounded entities -> the program derives what
 stops being true (the domain's rules: a new place supersedes the old one) -> with verification: settle
 alike entities by the state or ask which one, check that the update changes what the text mentions and only
-that, verify against the domain and rules, re-prompt with the problems (bounded) -> apply atomically, or
-report why not (or the question to ask) with the graph unchanged.
+that, and (a model's answer) that the text explains every change it makes and it states every state the text
+names (`l3mp.updates.gate`), verify against the domain and rules, re-prompt with the problems (bounded) -> apply
+atomically, or report why not (or the question to ask) with the graph unchanged.
 
 The update text is data, never instructions: it only ever reaches the graph as a verified delta, natural
 language can never create or delete entities, and a delta larger than `max_delta_size` is refused.
@@ -159,6 +160,8 @@ class _Run:
         self.retrieved = Retrieved(updater.retriever.mode, frozenset(), frozenset())
         self.mentions: tuple[Mention, ...] = ()
         self.attempts: list[Attempt] = []
+        self.unsure = False
+        """The last answer failed the gate (`l3mp.updates.gate`): the text does not explain it."""
 
     def go(self) -> UpdateResult:
         u = self.u
@@ -204,6 +207,10 @@ class _Run:
                 return self.result(DECLINED, last.problems[0])
             messages = retry_messages(messages, last.answer, last.problems, what="Your update",
                                       again="Answer again with the complete corrected update.")
+        if self.unsure:
+            return self.result(DECLINED, "unsure what the text changed, so nothing was recorded: "
+                               + "; ".join(self.attempts[-1].problems) + ". Please say it again more plainly: "
+                               "the thing, and where it is now or what state it is in")
         return self.result(DECLINED, f"no valid update after {len(self.attempts)} attempt(s): "
                                      + "; ".join(self.attempts[-1].problems))
 
@@ -248,6 +255,7 @@ class _Run:
             self.note(number, answer, stated, delta, problems, before)
 
         question = None
+        self.unsure = False
         if u.verify:
             assert u.grounder is not None
             stated, mended = meaning.repair(stated, self.mentions, self.report, u.grounder.lexicon,
@@ -266,6 +274,7 @@ class _Run:
             if not problems and number > 0 and u.gate:
                 problems = gate.check(stated, self.mentions, self.report, u.grounder.lexicon, u.world.verifier.rules,
                                       self.graph, u.world.domain)
+                self.unsure = bool(problems)
             if not problems and not delta.is_empty():
                 problems = [v.message for v in u.world.verify(delta, source="nl").violations]
         if problems or delta is None:
