@@ -16,7 +16,7 @@ from l3mp.domain import Domain, Fact, RuleSet
 from l3mp.domain.paths import ROBOT, domain_path
 from l3mp.errors import L3mpError
 from l3mp.render import render_graph
-from l3mp.report import entity_title, format_record, iso, story_lines, update_lines
+from l3mp.report import entity_title, format_record, goal_source, iso, story_lines, update_lines
 from l3mp.world.delta import Delta, state_delta
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import Observation, WorldModel
@@ -24,7 +24,7 @@ from l3mp.world.record import ChangeRecord
 from l3mp.world.store import make_room_for_store
 
 DEFAULT_SEED = 7
-PLAN_NOTE = "(a given goal; LLM-written goals: l3mp plan \"task\")"
+PLAN_NOTE = "(no goal given: a plain request is read without the LLM, any other goes to the LLM; `--goal` skips both)"
 RULE = "=" * 100
 
 
@@ -119,7 +119,7 @@ class Way(Protocol):
     def perceive(self, batch: dict) -> ChangeRecord: ...
     def check(self, delta: dict) -> list[str]: ...
     def updates(self, sentences: Sequence[str]) -> Iterator[list[str]]: ...
-    def run_task(self, task: str, goal: str, ref: str) -> None: ...
+    def run_task(self, task: str, speaker: str, ref: str) -> str: ...
     def holds(self, fact: Fact) -> bool: ...
 
 
@@ -171,17 +171,25 @@ class InProcess:
         finally:
             llm.close()
 
-    def run_task(self, task: str, goal: str, ref: str) -> None:
-        """Plan with LAPKT from a given goal, validate against the full graph, execute step by step in a simulated
-        copy of the world, write each step's effects back."""
+    def run_task(self, task: str, speaker: str, ref: str) -> str:
+        """The request's goal (read, or written by the LLM), a plan with LAPKT validated against the full graph,
+        executed step by step in a simulated copy of the world, each step's effects written back; the goal."""
+        from l3mp.llm.factory import make_llm
+        from l3mp.llm.settings import LLMSettings
         from l3mp.planning.execute import GraphExecutor, run_plan
         from l3mp.planning.pipeline import TaskPlanner
         from l3mp.retrieval import FullRetriever
 
         s = self.s
-        s.command(f'plan "{task}" --goal "{goal}" --retrieval full')
-        result = TaskPlanner(s.world, None, FullRetriever()).plan(task, goal=goal)
-        _expect(result.ok, f"the task was not planned: {result.reason}")
+        s.command(f'plan "{task}" --speaker {speaker} --retrieval full')
+        llm = make_llm(LLMSettings.from_sources())
+        try:
+            result = TaskPlanner(s.world, llm, FullRetriever()).plan(task, speaker=speaker)
+        finally:
+            llm.close()
+        _expect(result.ok and result.goal is not None, f"the task was not planned: {result.outcome}: {result.reason}"
+                + (f" ({result.question})" if result.question else ""))
+        s.say(f"goal: {result.goal} ({goal_source(result.goal_source)})")
         s.say(f"plan ({len(result.plan)} steps, {result.engine} {result.planner_seconds:.2f} s, "
               f"{result.context_entities} objects); {result.validation.message}")
         world_copy = s.graph.copy()  # the "real" home: here a simulated copy of what the robot believes
@@ -191,6 +199,7 @@ class InProcess:
             if step.record_seq is not None:
                 s.say(format_record(s.world.store.record(step.record_seq)))
         _expect(report.status == "completed", f"the plan did not run: {report.message}")
+        return result.goal
 
     def holds(self, fact: Fact) -> bool:
         return self.s.graph.has_fact(fact)
@@ -317,18 +326,31 @@ def nl_updates(s: Session) -> None:
 TASK = "A task: planned (LAPKT), validated against the full graph, executed and written back"
 
 
-def task_and_goal(g: WorldGraph, c: Cast) -> tuple[str, str]:
-    return f"Bring the red mug to {_label(g, c.person)}.", f"(has {c.person} {c.mug})"
+def task_and_goal(g: WorldGraph, c: Cast) -> tuple[str, str, str]:
+    """What the person asks, who asks, and the goal that request means. In a house that has another red mug the
+    person says where theirs is, as a person would (else the pipeline rightly asks which one)."""
+    label = _label(g, c.mug)
+    alike = any(n != c.mug and _label(g, n) == label for n in g.entities())
+    places = [f.args[1] for f in g.facts(entity=c.mug) if f.predicate in ("on", "inside") and f.args[0] == c.mug]
+    where = f" from the {_label(g, places[0])}" if alike and places else ""
+    return f"Bring me the {label}{where}, please.", c.person, f"(has {c.person} {c.mug})"
 
 
 def run_task(s: Session) -> None:
-    """Plan with LAPKT from a given goal (LLM goals: `l3mp plan "task"`), validate against the full graph, execute,
-    write each step's effects back; the person then has the red mug."""
+    """A spoken-style request with its speaker ("me"): its goal, checked against what the request means, planned
+    with LAPKT, validated against the full graph, executed, each step's effects written back; the person then has
+    the red mug."""
+    from l3mp.planning.goal import same_goal
+
     c = s.roles
     s.section(TASK + s.via.through("task"))
-    task, goal = task_and_goal(s.via.graph(), c)
-    s.say(f'task: "{task}"  goal: {goal}  {PLAN_NOTE}')
-    s.via.run_task(task, goal, "task-1")
+    task, speaker, meant = task_and_goal(s.via.graph(), c)
+    s.say(f'{_label(s.via.graph(), speaker)} says: "{task}"  {PLAN_NOTE}')
+    goal = s.via.run_task(task, speaker, "task-1")
+    right = same_goal(s.domain, s.via.graph(), goal, meant)
+    s.say(f"the goal is what the request means: {meant}" if right else
+          f"the goal is NOT what the request means: {goal} instead of {meant}")
+    _expect(right, f"the request was planned as {goal}, not {meant}")
     _expect(s.via.holds(Fact("has", (c.person, c.mug))), "the person did not get the red mug")
 
 

@@ -178,3 +178,9 @@ def execution_lines(report: ExecutionReport) -> list[str]:
             lines += [f"        + {fact}" for fact in step.delta.add]
     lines.append(f"execution {report.message}")
     return lines
+
+
+def goal_source(source: str) -> str:
+    """How a plan's goal came about (`PlanResult.goal_source`), for people."""
+    return {"read": "read from the request, no LLM", "given": "given", "llm": "written by the LLM"}.get(
+        source, source or "unknown")

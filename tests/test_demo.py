@@ -65,6 +65,14 @@ def test_the_main_job_says_which_llm_and_what_is_not_there_yet(session):
 
 
 @pytest.mark.slow
+def test_the_task_is_a_request_with_its_speaker_and_its_goal_is_checked_against_what_it_means(session):
+    _, out, _ = session
+    assert '"speaker\\": \\"jessica\\"' in out and 'Jessica says: "Bring me the red mug, please."' in out
+    assert "goal: (has jessica red_mug) (read from the request, no LLM)" in out
+    assert "the goal is what the request means: (has jessica red_mug)" in out
+
+
+@pytest.mark.slow
 def test_a_hallucinated_delta_meets_the_verifiers_messages(session):
     _, out, _ = session
     assert "unknown predicate 'in'" in out and "unknown entity 'kitchen_tap'" in out

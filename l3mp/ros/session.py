@@ -16,7 +16,7 @@ from typing import Any
 
 from l3mp.domain.triplets import Fact, fact_to_triplet
 from l3mp.errors import L3mpError
-from l3mp.report import format_record, update_lines
+from l3mp.report import format_record, goal_source, update_lines
 from l3mp.ros import protocol as m
 from l3mp.ros.client import STACK, Client, NoAnswer
 from l3mp.ros.launcher import NodeProcess, random_domain, ros_environment, use_loopback, write_params
@@ -126,14 +126,18 @@ class Nodes:
             self._say(_pub(m.WORLD_MODEL_NL_UPDATE, request))
             yield update_lines(self._ask(m.WORLD_MODEL_NL_UPDATE, request, UPDATE_S))
 
-    def run_task(self, task: str, goal: str, ref: str) -> None:
-        """Plan `task` with `goal` on the planner node and wait for the executor node to run it."""
-        request = {"id": ref, "task": task, "goal": goal, "retrieval": "full"}
+    def run_task(self, task: str, speaker: str, ref: str) -> str:
+        """Plan `task`, said by `speaker`, on the planner node (it reads or asks the LLM for the goal), wait for the
+        executor node to run it; the goal."""
+        request = {"id": ref, "task": task, "speaker": speaker, "retrieval": "full"}
         self._say(_pub(m.PLANNER_TASK, request))
         plan = self._ask(m.PLANNER_TASK, request, PLAN_S)
         if not plan["ok"]:
-            raise NodesFailed(f"the task was not planned: {plan['error']['message']}")
+            question = plan.get("question")
+            raise NodesFailed(f"the task was not planned: {plan['error']['message']}"
+                              + (f" ({question})" if question else ""))
         result = plan["result"]
+        self._say(f"goal: {plan['goal']} ({goal_source(result.get('goal_source', ''))})")
         self._say(f"{m.PLANNER_PLAN}: {len(plan['plan'])} steps, {result['engine']} "
                   f"{result['planner_seconds']:.2f} s, {result['context_entities']} objects; "
                   f"{result['validation']['message']}")
@@ -145,6 +149,7 @@ class Nodes:
         if not done["ok"]:
             raise NodesFailed(f"the plan did not run: {done['error']['message']}")
         self._say(f"{m.EXECUTOR_RESULT}: {done['message']} in {done['seconds']:.2f} s")
+        return str(plan["goal"])
 
     def holds(self, fact: Fact) -> bool:
         """Whether the world-model node holds `fact` (asked through its query topic)."""
