@@ -34,9 +34,10 @@ from l3mp.world.graph import WorldGraph
 
 NOT_THINGS = frozenset({"house", "home", "flat", "apartment", "place", "everywhere", "favour", "favor", "hand",
                         "look", "moment", "minute", "second", "bit", "lot", "time", "way", "day", "night", "morning",
-                        "evening"})
-"""Nouns after a determiner that never name a thing of the memory: the whole home, and phrases of politeness or
-time ("do me a favour", "for a moment")."""
+                        "evening", "one", "ones", "other", "others", "rest", "same"})
+"""Nouns after a determiner that never name a thing of the memory: the whole home, phrases of politeness or
+time ("do me a favour", "for a moment"), and words that stand for a thing named elsewhere ("the one in bedroom 1",
+"the rest")."""
 _POLITE = frozenset({"please", "kindly", "could", "can", "would", "will", "you", "just", "also", "now", "then",
                      "hey", "robot", "ok", "okay", "so"})
 """Words that may open an imperative clause before its verb ("could you please ...")."""

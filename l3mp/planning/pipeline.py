@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 
 import unified_planning.model as upm
+from unified_planning.exceptions import UPException
 from unified_planning.io import PDDLWriter
 
 from l3mp.errors import LLMError, ProblemError
@@ -210,10 +211,15 @@ class TaskPlanner:
         goal = result.goal or "(and)"
         notes = [result.reason] if result.reason else []
         while True:
-            problem = build_problem(self.world.domain, graph, entities=context, goal=goal)
-            outcome = plan(problem, planner=self.planner, planner_options=self.planner_options,
-                           timeout_s=self.timeout_s)
-            _record(result, problem, outcome)
+            try:
+                problem = build_problem(self.world.domain, graph, entities=context, goal=goal)
+                outcome = plan(problem, planner=self.planner, planner_options=self.planner_options,
+                               timeout_s=self.timeout_s)
+                _record(result, problem, outcome)
+            except (ProblemError, UPException) as exc:  # a goal that can never hold ("false"), or no problem
+                result.status, result.plan = "invalid_goal", []
+                result.reason = "; ".join([*notes, f"the goal cannot be planned for: {exc}"])
+                return result
             if outcome.solved:
                 result.validation = validate_plan(self.world.domain, graph, outcome.plan, goal)
             if outcome.status in ("timeout", "memout", "error") or (result.validation and result.validation.valid):

@@ -11,6 +11,7 @@ reading does not explain goes to the LLM (`l3mp.planning.goal`), over the contex
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -39,6 +40,32 @@ _BREAKS = frozenset({"and", "then", "but", "so", "while", "please"})
 _WISHES = frozenset({"should", "must", "ought", "need", "needs", "want", "wants", "like", "sure", "let", "make"})
 """Words that say what should be so ("the fridge should be closed"): a clause with one asks for that state."""
 _DARK = frozenset({"dark", "darkness", "pitch", "see"})
+_ONE = frozenset({"one", "ones"})
+_REMINDER = re.compile(r"\b(?:(?:do\s*n[o']?t|never)\s+forget|remember|be\s+sure)\s+(?:to\s+)?", re.IGNORECASE)
+"""Words that only remind ("don't forget to close the fridge", "remember to"): no negation of what follows."""
+_WHOLE_HOME = re.compile(r"\s+(?:in|of|around|throughout|across)\s+(?:the|this|my|our)\s+(?:whole\s+|entire\s+)?"
+                         r"(?:house|home|flat|apartment)\b", re.IGNORECASE)
+"""Words for the whole home ("every light in the house"): they narrow nothing."""
+_NEEDS = re.compile(r"^(?P<what>[^,;.!?]+?)\s+(?:really\s+)?(?:needs|need)\s+(?:a\s+(?:good\s+|quick\s+)?|to\s+be\s+)?"
+                    r"(?P<verb>wash|clean|scrub|rins|clos|shut|open|answer)\w*", re.IGNORECASE)
+"""What a thing needs ("the red pan needs a good scrub", "every dirty dish in the bedroom needs washing"): the
+request to do it ("wash the red pan")."""
+_NEEDED = {"scrub": "wash", "rins": "wash", "clos": "close", "shut": "close"}
+
+
+def plain_request(task: str) -> str:
+    """The request in plainer words, as the plain reading takes them: reminders dropped ("don't forget to close
+    the fridge": close the fridge), words for the whole home dropped ("every light in the house"), what a thing
+    needs said as the request to do it ("the pan needs a good scrub": wash the pan)."""
+    text = _WHOLE_HOME.sub("", _REMINDER.sub("", task))
+    needs = _NEEDS.match(text.strip())
+    if needs:
+        verb = needs["verb"].lower()
+        what = needs["what"]
+        what = what[0].lower() + what[1:] if what[:2] not in ("I ", "I'") else what
+        text = f"{_NEEDED.get(verb, verb)} {what}{text.strip()[needs.end():]}"
+    return text
+_LOCATED = frozenset({"in", "on", "at", "inside"})
 
 
 @dataclass(frozen=True)
@@ -59,6 +86,10 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
     `mentions`: the task's mentions grounded over the whole graph, if the caller has them."""
     grounder = grounder or Grounder(domain, rules)
     mentions = grounder.ground(task, graph) if mentions is None else mentions
+    plain = plain_request(task)
+    if plain != task:  # "don't forget to close the cupboard": close it
+        task, mentions = plain, grounder.ground(plain, graph)
+    mentions = _coordinated_places(tokens(task), tuple(mentions), graph, domain, rules)
     why = why_impossible(task, mentions, graph, domain, rules, grounder.lexicon)
     if why:
         return RequestReading(IMPOSSIBLE, reason=why)
@@ -69,13 +100,18 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
         rest = [w for i, w in enumerate(words) if i not in cut]
         while rest and rest[-1] in _BREAKS:
             rest.pop()
+        if not rest and any(k.states for k in keeps) and _KEEP_VERBS & set(words) and _DONT & set(words):
+            # "don't leave the light on": only what is to be so
+            literals = apply_keeps([], keeps, graph, domain)
+            stated = [Stated(Fact(lit.predicate, lit.args), not lit.negated) for lit in literals]
+            return _answer(sorted(stated, key=str), (), changes=any(s.is_change(graph) for s in stated))
         if not rest:
             return None
         text = " ".join(rest)
         mentions = grounder.ground(text, graph)
     reading = read(text, mentions, graph, domain, rules, grounder.lexicon, request=True, speaker=speaker)
     if reading is None or not reading.stated:
-        return None
+        return None if keeps else complaint_reading(task, mentions, graph, domain, rules, grounder.lexicon)
     stated = list(reading.stated)
     if not keeps and _complaint(task, words, mentions, stated, grounder.lexicon):
         stated = [Stated(s.fact, not s.true) for s in stated]  # before settling: the thing it is so of is meant
@@ -88,6 +124,33 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
                                domain)
         stated = [Stated(Fact(lit.predicate, lit.args), not lit.negated) for lit in literals]
     return _answer(sorted(stated, key=str), (), changes=any(s.is_change(graph) for s in stated))
+
+
+def _coordinated_places(words: list[str], mentions: tuple[Mention, ...], graph: WorldGraph, domain: Domain,
+                        rules: RuleSet) -> tuple[Mention, ...]:
+    """"The lights in the bedroom and the hallway": a group located by one room and, after "and", another room
+    (no thing of its own) is the things of its kind in either room."""
+    out = list(mentions)
+    for k, group in enumerate(mentions):
+        place = next((q for q in mentions if q.qualifies == k), None)
+        if not group.plural or place is None:
+            continue
+        later = [m for m in mentions if m.start >= place.end and m.qualifies is None]
+        if not later:
+            continue
+        other = later[0]
+        between = [w for w in words[place.end:other.start] if w not in DETERMINERS]
+        if between != ["and"] or len(other.candidates) != 1 or not _is_kind(graph, domain, other.candidates[0],
+                                                                               "room") or any(
+                m.start > other.start for m in mentions):
+            continue
+        rooms = set(place.candidates) | set(other.candidates)
+        pool = group.broader or group.alternatives or group.candidates
+        there = tuple(n for n in pool if places_of(graph, rules, n) & rooms)
+        if there:
+            out[k] = replace(group, candidates=there)
+            out[mentions.index(other)] = replace(other, qualifies=k)
+    return tuple(out)
 
 
 def grounded_context(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain, *,
@@ -203,6 +266,7 @@ def kept_things(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
     - a place ruled out ("in the fridge, not in the pantry") is cut from the rest, with nothing to keep."""
     words = tokens(task)
     covered = {i for m in mentions for i in range(m.start, m.end)}
+    rules = RuleSet.for_domain(domain)
     keeps: list[Keep] = []
     cut: set[int] = set()
     for clause in clauses_of(task, words, covered):
@@ -212,7 +276,7 @@ def kept_things(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
         kind = ""
         if at is not None:
             kind, start = "except", at
-        elif _KEEP_VERBS & set(span):
+        elif _KEEP_VERBS & set(span) and not _dont_before_keep(span):
             kind = "keep"
         elif _DONT & set(span):
             kind = "dont"
@@ -221,7 +285,10 @@ def kept_things(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
         if not kind:
             continue
         things = [m for m in mentions if start <= m.start < end and m.qualifies is None and m.candidates
-                  and not _is_kind(graph, domain, m.candidates[0], "person")]
+                  and not _is_kind(graph, domain, m.candidates[0], "person")
+                  and not (kind != "keep" and _is_place(graph, domain, m.candidates[0]) and _ONE & set(span))]
+        if kind == "except" and not things and _ONE & set(span):
+            things = _the_ones_at(words, start, end, mentions, graph, domain, rules)
         first = next((i for i in range(start, end) if words[i] not in _DONT | _KEEP_VERBS | {"do", "t", "but"}),
                      end)
         if kind == "dont" and first < end and words[first] in _TO:
@@ -231,12 +298,51 @@ def kept_things(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
             continue
         said = _said_states(words, start, end, covered, lexicon)
         for mention in things:
+            mention = _located_at(mention, words, mentions, end, graph, domain, rules)
             for name in mention.candidates if len(mention.candidates) == 1 or mention.plural else ():
                 states = tuple((p, (not sign) if kind == "dont" else sign) for p, sign in said.items()
                                if _fits(graph, domain, name, p))
                 keeps.append(Keep(name, states))
         cut.update(range(start, end))
     return keeps, cut
+
+
+def _dont_before_keep(span: list[str]) -> bool:
+    """Whether a negation comes before the clause's verb of keeping ("don't leave the light on": it is to be off)."""
+    keep = next(i for i, w in enumerate(span) if w in _KEEP_VERBS)
+    return bool(_DONT & set(span[:keep]))
+
+
+def _is_place(graph: WorldGraph, domain: Domain, name: str) -> bool:
+    return any(_is_kind(graph, domain, name, k) for k in ("room", "receptacle"))
+
+
+def _located_at(mention: Mention, words: list[str], mentions: Sequence[Mention], end: int, graph: WorldGraph,
+                domain: Domain, rules: RuleSet) -> Mention:
+    """A mention of alike things narrowed to those at the place that follows it in its clause ("leave the TV in
+    living room 1 as it is"), when some are there."""
+    if len(mention.candidates) < 2 or mention.plural:
+        return mention
+    for m in mentions:
+        if mention.end <= m.start < end and m.start - mention.end <= 3 and m.candidates and _is_place(
+                graph, domain, m.candidates[0]) and any(w in _LOCATED for w in words[mention.end:m.start]):
+            there = tuple(n for n in mention.candidates if places_of(graph, rules, n) & set(m.candidates))
+            if there:
+                return replace(mention, candidates=there)
+    return mention
+
+
+def _the_ones_at(words: list[str], start: int, end: int, mentions: Sequence[Mention], graph: WorldGraph,
+                 domain: Domain, rules: RuleSet) -> list[Mention]:
+    """"(all the lights) except the one in bedroom 1": the things of the group before the exception that are at
+    the place the exception names, as a mention."""
+    group = next((m for m in reversed(mentions) if m.start < start and m.plural and m.candidates), None)
+    place = next((m for m in mentions if start <= m.start < end and m.candidates
+                  and _is_place(graph, domain, m.candidates[0])), None)
+    if group is None or place is None:
+        return []
+    there = tuple(n for n in group.candidates if places_of(graph, rules, n) & set(place.candidates))
+    return [replace(group, start=start, end=place.start, candidates=there, plural=True)] if there else []
 
 
 def apply_keeps(literals: Sequence[Literal], keeps: Sequence[Keep], graph: WorldGraph,
@@ -343,3 +449,104 @@ def _complaint(task: str, words: list[str], mentions: Sequence[Mention], stated:
         return False
     return all(s.fact.predicate in lexicon.states and len(s.fact.args) == 1
                and (s.true or (s.fact.predicate == "light_on" and _DARK & set(words))) for s in stated)
+
+
+_MODALS = frozenset({"can", "will", "may"})
+_SUBJECTS = frozenset({"i", "you", "we", "he", "she", "they", "it"})
+"""A modal verb read as a thing ("I can't sleep": not the soda can) is no mention."""
+_BRIGHT = frozenset({"bright", "glaring", "blinding", "glare"})
+_UNSTOPPED = frozenset({"t", "not", "never", "won", "wont", "doesn", "didn", "can", "cannot"})
+_PLACE_KINDS = ("room", "receptacle")
+
+
+def complaint_reading(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain, rules: RuleSet,
+                      lexicon: Lexicon) -> RequestReading | None:
+    """A request that only says what is wrong, read without the LLM (None when it is not plain enough):
+
+    - one thing and one state that holds ("there's a phone ringing in bedroom 3", "Jessica's phone won't stop
+      ringing", "I can't sleep with the bedside lamp on"): that state is to end, for the things of the words (at
+      the place named, "in bedroom 3") for which it holds; several of them: the question which;
+    - a room said dark or bright ("it's pitch dark in the bathroom", "it's so bright in living room 2"): its one
+      light that is off is to be on; every light on there is to be off.
+
+    Nothing is read from a clause that asks for something, nor from words of wishing ("should", "needs")."""
+    words = tokens(task)
+    mentions = [m for m in mentions if not (m.end - m.start == 1 and words[m.start] in _MODALS and (
+        (m.end < len(words) and words[m.end] in {"t", "not"}) or (m.start > 0 and words[m.start - 1] in _SUBJECTS)))]
+    covered = {i for m in mentions for i in range(m.start, m.end)}
+    if _WISHES & set(words) or any(c.verb is not None and words[c.verb] not in _DARK | _BRIGHT
+                                   for c in clauses_of(task, words, covered)):
+        return None  # ("it's so bright": "bright" opens a clause after "so", but asks for nothing)
+    kinds = {id(m): _kind_of(graph, domain, m) for m in mentions}
+    things = [m for m in mentions if kinds[id(m)] == "thing" and m.qualifies is None]
+    places = [m for m in mentions if kinds[id(m)] == "place"]
+    if not things:
+        return _room_light(words, places, graph, domain, rules)
+    if len(things) != 1 or any(kinds[id(m)] == "other" for m in mentions):
+        return None
+    said: dict[str, set[bool]] = {}
+    for i in range(len(words)):
+        if i in covered or (i > 0 and words[i - 1] in DETERMINERS):
+            continue
+        for predicate, signs in lexicon.states.items():
+            found = meaning.signs_in(words, i, i + 1, signs)
+            if found and i > 1 and words[i - 1] in {"stop", "stops", "quit"} and words[i - 2] in _UNSTOPPED:
+                found = {True}  # "won't stop ringing": it is still ringing
+            if found:
+                said.setdefault(predicate, set()).update(found)
+    thing = things[0]
+    fitting = {p: signs for p, signs in said.items() if any(_fits(graph, domain, n, p) for n in thing.candidates)}
+    if len(fitting) != 1 or fitting[next(iter(fitting))] != {True}:
+        return None
+    predicate = next(iter(fitting))
+    candidates = list(thing.candidates)
+    place = next((m for m in places if m.start >= thing.end), None)
+    if place is not None:
+        candidates = [n for n in candidates if places_of(graph, rules, n) & set(place.candidates)] or candidates
+    now = [n for n in candidates if _fits(graph, domain, n, predicate) and graph.has_fact(Fact(predicate, (n,)))]
+    if not now:
+        return None
+    if len(now) > 1:
+        stated = [Stated(Fact(predicate, (n,)), False) for n in now]
+        _, question = meaning.resolve(stated[:1], [replace(thing, candidates=tuple(now))], graph, domain, rules,
+                                      near=False)
+        return RequestReading(ASKED, question=question) if question else None
+    return _answer([Stated(Fact(predicate, (now[0],)), False)], (), changes=True)
+
+
+def _kind_of(graph: WorldGraph, domain: Domain, mention: Mention) -> str:
+    if not mention.candidates:
+        return "other"
+    first = mention.candidates[0]
+    if _is_kind(graph, domain, first, "person"):
+        return "person"
+    if _is_kind(graph, domain, first, "room"):
+        return "place"
+    if mention.qualifies is not None and _is_kind(graph, domain, first, "receptacle"):
+        return "place"
+    return "thing"
+
+
+def _room_light(words: list[str], places: Sequence[Mention], graph: WorldGraph, domain: Domain,
+                rules: RuleSet) -> RequestReading | None:
+    dark, bright = bool(_DARK & set(words)) and "see" not in words, bool(_BRIGHT & set(words))
+    rooms = [m for m in places if len(m.candidates) == 1 and _is_kind(graph, domain, m.candidates[0], "room")]
+    if dark == bright or len(rooms) != 1 or not _fits_type(domain, "light_on"):
+        return None
+    room = rooms[0].candidates[0]
+    lights = sorted(n for n in graph.entities() if _fits(graph, domain, n, "light_on")
+                    and room in places_of(graph, rules, n))
+    if dark:
+        off = [n for n in lights if not graph.has_fact(Fact("light_on", (n,)))]
+        if len(off) != 1:
+            return None
+        return _answer([Stated(Fact("light_on", (off[0],)), True)], (), changes=True)
+    on = [n for n in lights if graph.has_fact(Fact("light_on", (n,)))]
+    if not on:
+        return None
+    return _answer([Stated(Fact("light_on", (n,)), False) for n in on], (), changes=True)
+
+
+def _fits_type(domain: Domain, predicate: str) -> bool:
+    declared = domain.predicate(predicate)
+    return declared is not None and declared.arity == 1

@@ -60,6 +60,28 @@ def reading(text: str, speaker: str | None = None):
     # a complaint about what is so asks for the other state
     ("The work light in the garage has been on all day.", None, "(not (light_on work_light_1))"),
     ("The pantry in kitchen 2 is open again.", None, "(not (is_open pantry_2))"),
+    ("There's a phone ringing in the living room.", None, "(not (ringing pink_smartphone_1))"),
+    ("Jessica's phone won't stop ringing.", None, "(not (ringing blue_phone_2))"),
+    ("I can't sleep with the bedside lamp on.", "jessica", "(not (light_on bedside_lamp_1))"),
+    ("It's so bright in bedroom 2.", None, "(and (not (light_on desk_lamp_1)) (not (light_on overhead_light_6)))"),
+    # what a thing needs is the request to do it
+    ("The purple plate on the counter needs a good scrub.", None, "(not (dirty purple_plate_1))"),
+    # a negation of keeping asks for the other state; a reminder is no negation
+    ("Don't leave the vanity light on.", None, "(not (light_on vanity_light_1))"),
+    ("Please don't forget to close the dishwasher in kitchen 1.", None, "(not (is_open dishwasher_1))"),
+    # a group in two rooms; the whole home narrows nothing; "the ones in" a place are the group's things there
+    ("Turn off the lights in the bathroom and the garage.", None,
+     "(and (not (light_on overhead_light_4)) (not (light_on overhead_light_5)) (not (light_on vanity_light_1)) "
+     "(not (light_on work_light_1)))"),
+    ("Turn off every light in the house except the ones in the garage.", None,
+     "(and (light_on work_light_1) (not (light_on bedside_lamp_1)) (not (light_on desk_lamp_1)) "
+     "(not (light_on overhead_light_1)) (not (light_on overhead_light_2)) (not (light_on overhead_light_3)) "
+     "(not (light_on overhead_light_4)) (not (light_on overhead_light_5)) (not (light_on overhead_light_6)) "
+     "(not (light_on overhead_light_7)) (not (light_on under_cabinet_light_1)) "
+     "(not (light_on under_cabinet_light_2)) (not (light_on vanity_light_1)))"),
+    # a thing to keep, told apart by its place
+    ("Leave the TV in the living room as it is and close the pantry in kitchen 2.", None,
+     "(and (not (is_open pantry_2)) (not (tv_on tv_1)))"),
 ])
 def test_a_plain_request_is_read_into_its_goal(text, speaker, goal):
     found = reading(text, speaker)
