@@ -50,6 +50,9 @@ _NEEDS = re.compile(r"^(?P<what>[^,;.!?]+?)\s+(?:really\s+)?(?:needs|need)\s+(?:
                     r"(?P<verb>wash|clean|scrub|rins|clos|shut|open|answer)\w*", re.IGNORECASE)
 """What a thing needs ("the red pan needs a good scrub", "every dirty dish in the bedroom needs washing"): the
 request to do it ("wash the red pan")."""
+_LYING = re.compile(r"\s+(?:(?:that|which)\s+(?:are|is)\s+(?:(?:sitting|lying|standing|left)\s+)?|"
+                    r"(?:sitting|lying|standing)\s+)(?=(?:in|on|inside)\b)", re.IGNORECASE)
+"""Words that only say where things are ("the dishes that are sitting in the sink": the dishes in the sink)."""
 _NEEDED = {"scrub": "wash", "rins": "wash", "clos": "close", "shut": "close"}
 
 
@@ -57,7 +60,7 @@ def plain_request(task: str) -> str:
     """The request in plainer words, as the plain reading takes them: reminders dropped ("don't forget to close
     the fridge": close the fridge), words for the whole home dropped ("every light in the house"), what a thing
     needs said as the request to do it ("the pan needs a good scrub": wash the pan)."""
-    text = _WHOLE_HOME.sub("", _REMINDER.sub("", task))
+    text = _LYING.sub(" ", _WHOLE_HOME.sub("", _REMINDER.sub("", task)))
     needs = _NEEDS.match(text.strip())
     if needs:
         verb = needs["verb"].lower()
@@ -111,7 +114,8 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
         mentions = grounder.ground(text, graph)
     reading = read(text, mentions, graph, domain, rules, grounder.lexicon, request=True, speaker=speaker)
     if reading is None or not reading.stated:
-        return None if keeps else complaint_reading(task, mentions, graph, domain, rules, grounder.lexicon)
+        return None if keeps else (complaint_reading(task, mentions, graph, domain, rules, grounder.lexicon)
+                                   or group_move(task, mentions, graph, domain, rules, grounder.lexicon))
     stated = list(reading.stated)
     if not keeps and _complaint(task, words, mentions, stated, grounder.lexicon):
         stated = [Stated(s.fact, not s.true) for s in stated]  # before settling: the thing it is so of is meant
@@ -550,3 +554,55 @@ def _room_light(words: list[str], places: Sequence[Mention], graph: WorldGraph, 
 def _fits_type(domain: Domain, predicate: str) -> bool:
     declared = domain.predicate(predicate)
     return declared is not None and declared.arity == 1
+
+
+_FROM = frozenset({"from", "off", "out"})
+_INTO = frozenset({"in", "into", "on", "onto", "inside", "to"})
+
+
+def group_move(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain, rules: RuleSet,
+               lexicon: Lexicon) -> RequestReading | None:
+    """"Put all the books from the wall shelf on the bookshelf in the living room": each thing of the group that is
+    at the place it is taken from is to be at the one place it goes to (None when the request is not just that)."""
+    words = tokens(task)
+    covered = {i for m in mentions for i in range(m.start, m.end)}
+    asking = [c for c in clauses_of(task, words, covered) if c.verb is not None]
+    if len(asking) != 1 or words[asking[0].verb] not in lexicon.moves:
+        return None
+    top = [m for m in mentions if m.qualifies is None]
+    groups = [m for m in top if m.plural and m.candidates]
+    if len(groups) != 1:
+        return None
+    group = groups[0]
+    places: list[tuple[str, Mention]] = []
+    for m in top:
+        if m is group:
+            continue
+        at = m.start - 1
+        while at > 0 and words[at] in DETERMINERS:
+            at -= 1
+        said = words[at] if at >= 0 else ""
+        if m.start < group.start or said not in _FROM | _INTO:
+            return None
+        places.append((said, m))
+    sources = [m for said, m in places if said in _FROM]
+    targets = [m for said, m in places if said in _INTO]
+    if not sources and len(targets) == 2:  # "the books on the wall shelf to the bookshelf": where they are, then go
+        sources, targets = targets[:1], targets[1:]
+    if len(sources) > 1 or len(targets) != 1 or len(targets[0].candidates) != 1:
+        return None
+    source, target = (sources[0] if sources else None), targets[0]
+    members = list(group.candidates)
+    if source is not None:
+        members = [n for n in members if places_of(graph, rules, n) & set(source.candidates)] or [
+            n for n in members if places_of(graph, rules, n) & set(source.broader)]
+    stated = []
+    for name in members:
+        fact = next((f for rule in rules.rules if rule.max == 1 and rule.min
+                     for f in meaning.places_for(name, rule, set(target.candidates), graph, domain)), None)
+        if fact is None:
+            return None
+        stated.append(Stated(fact, True))
+    if not stated:
+        return None
+    return _answer(stated, (), changes=any(st.is_change(graph) for st in stated))

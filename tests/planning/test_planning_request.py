@@ -79,6 +79,13 @@ def reading(text: str, speaker: str | None = None):
      "(not (light_on overhead_light_4)) (not (light_on overhead_light_5)) (not (light_on overhead_light_6)) "
      "(not (light_on overhead_light_7)) (not (light_on under_cabinet_light_1)) "
      "(not (light_on under_cabinet_light_2)) (not (light_on vanity_light_1)))"),
+    # a group moved from where its things are to one place
+    ("Put the dishes from the dresser in the dishwasher in kitchen 2.", None,
+     "(and (inside purple_saucepan_1 dishwasher_2) (inside yellow_plate_1 dishwasher_2))"),
+    ("Move the magazines on the side table to the bookshelf in bedroom 2.", None,
+     "(and (on thick_magazine_1 bookshelf_3) (on thick_magazine_2 bookshelf_3))"),
+    ("Wash the dirty dishes that are lying in the kitchen sink in kitchen 2.", None,
+     "(not (dirty blue_serving_dish_1))"),
     # a thing to keep, told apart by its place
     ("Leave the TV in the living room as it is and close the pantry in kitchen 2.", None,
      "(and (not (is_open pantry_2)) (not (tv_on tv_1)))"),
