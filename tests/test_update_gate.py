@@ -84,3 +84,24 @@ def test_an_answer_the_text_does_not_explain_is_declined_with_nothing_applied():
     result = updater.update("Alice is still in the kitchen.")
     assert result.outcome == DECLINED and "unsure what the text changed" in result.reason
     assert "still" in result.reason and snapshot(world.graph) == before and len(result.attempts) == 3
+
+
+def test_being_somewhere_that_one_alike_thing_already_is_moves_nothing():
+    graph = house_graph()
+    graph.add_entity("mug2", "dish", label="mug")
+    graph.add_entity("mug1", "dish", label="mug")
+    graph.add_fact(F("on", "mug2", "table1"))
+    problems = _check("The mug is on the counter.", [Stated(F("on", "mug2", "counter1"), True)], graph)
+    assert problems and "already is" in problems[0]
+
+
+def test_who_takes_or_answers_a_thing_has_it():
+    graph = house_graph()
+    graph.remove_fact(F("has", "alice", "phone1"))
+    graph.add_fact(F("on", "phone1", "table1"))
+    problems = _check("Alice answered the phone.", [Stated(F("ringing", "phone1"), False)], graph)
+    assert problems and "state who has it now" in problems[0]
+    assert _check("Alice answered the phone.", [Stated(F("ringing", "phone1"), False),
+                                                  Stated(F("has", "alice", "phone1"), True)], graph) == []
+    assert _check("The phone on the table is ringing, can Alice get it?", [Stated(F("ringing", "phone1"), True)],
+                  graph) == []

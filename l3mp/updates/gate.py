@@ -34,6 +34,7 @@ from l3mp.world.graph import WorldGraph
 _BE = frozenset({"is", "'s", "are", "was", "were", "been", "be"})
 _TO = frozenset({"in", "into", "on", "onto", "to", "inside", "at", "with"})
 _STILL = frozenset({"still"})
+_MODALS = frozenset({"can", "could", "will", "would", "should", "may", "might", "must", "to"})
 _THING_PRONOUNS = frozenset({"it", "them"})
 _PERSON_PRONOUNS = frozenset({"he", "she", "they", "him", "her"})
 
@@ -96,9 +97,45 @@ def check(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexi
         if any(_STILL & set(words[a:b]) for a, b in around):
             out.append(f"the text says {_the(graph, thing)} is still where it was: nothing moved")
             continue
-        if not any(_moves(words, a, b, verbs) for a, b in around):
+        how = {_moves(words, a, b, verbs) for a, b in around}
+        if not how - {None}:
             out.append(f"no word of the text moves {_the(graph, thing)} to {_the(graph, place)}")
-    return out + _uncovered(stated, spans, refs, sign_words, lexicon, graph, domain)
+        elif how - {None} == {"being"} and any(graph.has_fact(Fact(fact.predicate, tuple(
+                n if a == thing else a for a in fact.args))) for r in main for n in r.names if n != thing):
+            # "the wine bottle is on the counter" when one of the wine bottles is: it says which, nothing moved
+            out.append(f"the text says where one of the things it names already is; {_the(graph, thing)} did "
+                       "not move")
+    return out + _uncovered(stated, spans, refs, sign_words, lexicon, graph, domain) + _untaken(
+        stated, spans, refs, words, lexicon, graph, domain, rules)
+
+
+def _untaken(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[_Ref], words: list[str],
+             lexicon: Lexicon, graph: WorldGraph, domain: Domain, rules: RuleSet) -> list[str]:
+    """A person who takes or answers a thing ("Sarah answered the smartphone") has it after, unless the answer
+    gives the thing another new place (took it and put it on the shelf)."""
+    placed = {t for s in stated if s.true for t in [(_placed(s.fact.predicate, s.fact.args, rules) or ("",))[0]]}
+    out = []
+    for start, end in spans:
+        for i in range(start, end):
+            if words[i] not in lexicon.takes | lexicon.answers or words[i] in ("has", "have", "having") or (
+                    i > 0 and words[i - 1] in ("by", "a")) or _MODALS & set(words[max(start, i - 3):i]):
+                continue  # not "by hand", nor "can someone get it?"
+            people = [r for r in refs if start <= r.start < i and not r.describes
+                      and _all(graph, domain, r.names, "person")]
+            things = [r for r in refs if i < r.start < end and not r.source and not r.describes
+                      and _all(graph, domain, r.names, "item")]
+            if not people or not things:
+                continue
+            who, what = people[-1], things[0]
+            if what.names & placed or any(graph.has_fact(Fact("has", (p, n))) for p in who.names for n in what.names):
+                continue
+            out.append(f"the text says {' or '.join(sorted(who.names))} {words[i]} "
+                       f"{' or '.join(_the(graph, n) for n in sorted(what.names))}: state who has it now")
+    return out
+
+
+def _all(graph: WorldGraph, domain: Domain, names: frozenset[str], type_: str) -> bool:
+    return all(domain.is_subtype(graph.entity_type(n) or "", type_) for n in names)
 
 
 def _uncovered(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[_Ref], sign_words: list[str],
@@ -135,14 +172,16 @@ def _placed(predicate: str, args: tuple[str, ...], rules: RuleSet) -> tuple[str,
     return None
 
 
-def _moves(words: list[str], start: int, end: int, verbs: frozenset[str]) -> bool:
-    """A verb of moving, taking, giving or going in the clause (not "by hand", "a hand"), or "is in/on ..."."""
+def _moves(words: list[str], start: int, end: int, verbs: frozenset[str]) -> str | None:
+    """``verb``: a verb of moving, taking, giving or going in the clause (not "by hand", "a hand"); else ``being``:
+    "is in/on ..."; else None."""
+    being = None
     for i in range(start, end):
         if words[i] in verbs and not (i > 0 and words[i - 1] in ("by", "a")):
-            return True
+            return "verb"
         if words[i] in _BE and any(w in _TO for w in words[i + 1:min(end, i + 4)]):
-            return True
-    return False
+            being = "being"
+    return being
 
 
 def _spans(words: list[str], sign_words: list[str], lexicon: Lexicon) -> list[tuple[int, int]]:

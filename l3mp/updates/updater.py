@@ -125,6 +125,8 @@ class NLUpdater:
     gate: bool = True
     """With verification: a model's answer is applied only when the text explains every change it makes and it
     states every state the text names (`l3mp.updates.gate`); else it is asked again, then declined."""
+    gate_reading: bool = False
+    """Also pass the plain reading through the gate (its words were read by the same lexicon)."""
     read_text: bool = True
     """With verification: read a plain report from its words without the LLM (`l3mp.updates.reading`); the
     model is asked only when the reading does not explain the whole text or its result fails a check."""
@@ -271,7 +273,7 @@ class _Run:
         if delta is not None and u.verify and not problems:
             problems = meaning.problems(delta, stated, self.mentions, allowed, self.graph, u.world.domain,
                                         u.grounder.lexicon.covered if u.grounder else frozenset(), self.report)
-            if not problems and number > 0 and u.gate:
+            if not problems and (number > 0 or u.gate_reading) and u.gate:
                 problems = gate.check(stated, self.mentions, self.report, u.grounder.lexicon, u.world.verifier.rules,
                                       self.graph, u.world.domain)
                 self.unsure = bool(problems)
