@@ -8,6 +8,7 @@ from l3mp.llm.types import LLMReply, Usage
 from l3mp.retrieval.grounding import Grounder, Lexicon
 from l3mp.updates.gate import check
 from l3mp.updates.meaning import Stated
+from l3mp.world.model import Observation
 from tests.helpers import F, house_graph, household, household_rules
 
 
@@ -105,3 +106,27 @@ def test_who_takes_or_answers_a_thing_has_it():
                                                   Stated(F("has", "alice", "phone1"), True)], graph) == []
     assert _check("The phone on the table is ringing, can Alice get it?", [Stated(F("ringing", "phone1"), True)],
                   graph) == []
+
+
+def test_who_answered_has_it_is_added_and_unexplained_changes_are_dropped_when_the_rest_holds():
+    from l3mp.retrieval import make_retriever
+    from l3mp.updates import APPLIED, NLUpdater
+    from tests.helpers import house_model
+
+    class Answers:  # forgets who has the phone, and opens the fridge nobody spoke of
+        name = "test-double"
+
+        def complete_json(self, messages, *, schema, schema_name, purpose, ledger=None):
+            data = {"changes": [{"predicate": "ringing", "args": ["phone1"], "true": False},
+                                {"predicate": "is_open", "args": ["fridge1"], "true": True}]}
+            return LLMReply(data, json.dumps(data), Usage(1, 1), self.name)
+
+    world = house_model()
+    world.apply(world.perception_delta(Observation(((F("on", "phone1", "table1"), True),))), source="import")
+    llm = Answers()
+    updater = NLUpdater(world, llm, make_retriever("full", llm=llm, domain=world.domain), read_text=False)
+    result = updater.update("Alice answered the phone.")
+    assert result.outcome == APPLIED, result.reason
+    assert set(result.record.delta.add) == {F("has", "alice", "phone1")}
+    assert set(result.record.delta.remove) == {F("ringing", "phone1"), F("on", "phone1", "table1")}
+    assert "who takes or answers a thing has it" in result.reason and "dropped (is_open fridge1)" in result.reason

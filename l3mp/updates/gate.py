@@ -56,12 +56,30 @@ def check(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexi
           graph: WorldGraph, domain: Domain) -> list[str]:
     """What in `stated` (the literals about to be applied, after the mends and settling) the text does not explain,
     and what state the text names that they leave out; empty when the answer may be applied."""
+    return [why for _, why in unexplained(stated, mentions, text, lexicon, rules, graph, domain)] + uncovered(
+        stated, mentions, text, lexicon, rules, graph, domain)
+
+
+def uncovered(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexicon: Lexicon, rules: RuleSet,
+              graph: WorldGraph, domain: Domain) -> list[str]:
+    """What the text says that `stated` leaves out: a state word for a thing of its clause, a thing someone took."""
+    words = tokens(text)
+    sign_words = outside_mentions(words, mentions)
+    spans = _spans(words, sign_words, lexicon)
+    refs = _references(words, mentions, graph, domain, rules)
+    return _uncovered(stated, spans, refs, sign_words, lexicon, graph, domain) + _untaken(
+        stated, spans, refs, words, lexicon, graph, domain, rules)
+
+
+def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexicon: Lexicon, rules: RuleSet,
+                graph: WorldGraph, domain: Domain) -> list[tuple[Stated, str]]:
+    """The changes of `stated` that no words of the text explain, each with why."""
     words = tokens(text)
     sign_words = outside_mentions(words, mentions)
     spans = _spans(words, sign_words, lexicon)
     refs = _references(words, mentions, graph, domain, rules)
     verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers
-    out: list[str] = []
+    out: list[tuple[Stated, str]] = []
     for literal in stated:
         if not literal.is_change(graph):
             continue
@@ -72,9 +90,9 @@ def check(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexi
             at = [_span_of(spans, r.start) for r in refs if thing in r.names and not r.describes]
             bare = [s for s in spans if not any(s[0] <= r.start < s[1] for r in refs)]
             if not any(literal.true in signs_in(sign_words, a, b, signs) for a, b in (*at, *bare)):
-                out.append(f"the text does not say that {_the(graph, thing)} "
-                           f"{'is now' if literal.true else 'is no longer'} {_state(fact.predicate)}; "
-                           "state only what the text says")
+                out.append((literal, f"the text does not say that {_the(graph, thing)} "
+                                      f"{'is now' if literal.true else 'is no longer'} {_state(fact.predicate)}; "
+                                      "state only what the text says"))
             continue
         if not literal.true:
             continue
@@ -85,34 +103,59 @@ def check(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexi
         named = [r for r in refs if thing in r.names]
         main = [r for r in named if not r.describes]
         if named and not main:
-            out.append(f"the text names {_the(graph, thing)} only to say which thing it means; it did not move")
+            out.append((literal, f"the text names {_the(graph, thing)} only to say which thing it means; it did "
+                                 "not move"))
             continue
         where = [r for r in refs if place in r.names and not r.source and not r.describes]
         if not main or not where:
-            out.append(f"the text does not say that {_the(graph, thing)} is now "
-                       f"{'with' if fact.predicate == 'has' else fact.predicate.replace('_', ' ')} "
-                       f"{_the(graph, place)}")
+            out.append((literal, f"the text does not say that {_the(graph, thing)} is now "
+                                 f"{'with' if fact.predicate == 'has' else fact.predicate.replace('_', ' ')} "
+                                 f"{_the(graph, place)}"))
             continue
         around = {_span_of(spans, r.start) for r in (*main, *where)}
         if any(_STILL & set(words[a:b]) for a, b in around):
-            out.append(f"the text says {_the(graph, thing)} is still where it was: nothing moved")
+            out.append((literal, f"the text says {_the(graph, thing)} is still where it was: nothing moved"))
             continue
         how = {_moves(words, a, b, verbs) for a, b in around}
         if not how - {None}:
-            out.append(f"no word of the text moves {_the(graph, thing)} to {_the(graph, place)}")
+            out.append((literal, f"no word of the text moves {_the(graph, thing)} to {_the(graph, place)}"))
         elif how - {None} == {"being"} and any(graph.has_fact(Fact(fact.predicate, tuple(
                 n if a == thing else a for a in fact.args))) for r in main for n in r.names if n != thing):
             # "the wine bottle is on the counter" when one of the wine bottles is: it says which, nothing moved
-            out.append(f"the text says where one of the things it names already is; {_the(graph, thing)} did "
-                       "not move")
-    return out + _uncovered(stated, spans, refs, sign_words, lexicon, graph, domain) + _untaken(
-        stated, spans, refs, words, lexicon, graph, domain, rules)
+            out.append((literal, f"the text says where one of the things it names already is; "
+                                 f"{_the(graph, thing)} did not move"))
+    return out
+
+
+def taken(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexicon: Lexicon, rules: RuleSet,
+          graph: WorldGraph, domain: Domain) -> list[Stated]:
+    """What the text's verbs of taking and answering settle that `stated` leaves out: the one person who answered or
+    took the one thing has it ("Sarah answered the smartphone": ``has sarah smartphone_2``)."""
+    words = tokens(text)
+    sign_words = outside_mentions(words, mentions)
+    spans = _spans(words, sign_words, lexicon)
+    refs = _references(words, mentions, graph, domain, rules)
+    out = []
+    for who, what, _ in _takings(stated, spans, refs, words, lexicon, graph, domain, rules):
+        if len(who.names) == 1 and len(what.names) == 1:
+            literal = Stated(Fact("has", (next(iter(who.names)), next(iter(what.names)))), True)
+            if domain.predicate("has") is not None and literal not in out:
+                out.append(literal)
+    return out
 
 
 def _untaken(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[_Ref], words: list[str],
              lexicon: Lexicon, graph: WorldGraph, domain: Domain, rules: RuleSet) -> list[str]:
     """A person who takes or answers a thing ("Sarah answered the smartphone") has it after, unless the answer
     gives the thing another new place (took it and put it on the shelf)."""
+    return [f"the text says {' or '.join(sorted(who.names))} {verb} "
+            f"{' or '.join(_the(graph, n) for n in sorted(what.names))}: state who has it now"
+            for who, what, verb in _takings(stated, spans, refs, words, lexicon, graph, domain, rules)]
+
+
+def _takings(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[_Ref], words: list[str],
+             lexicon: Lexicon, graph: WorldGraph, domain: Domain, rules: RuleSet) -> list[tuple[_Ref, _Ref, str]]:
+    """(who, what, the verb) of each taking or answering that `stated` does not give a place."""
     placed = {t for s in stated if s.true for t in [(_placed(s.fact.predicate, s.fact.args, rules) or ("",))[0]]}
     out = []
     for start, end in spans:
@@ -129,8 +172,7 @@ def _untaken(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[
             who, what = people[-1], things[0]
             if what.names & placed or any(graph.has_fact(Fact("has", (p, n))) for p in who.names for n in what.names):
                 continue
-            out.append(f"the text says {' or '.join(sorted(who.names))} {words[i]} "
-                       f"{' or '.join(_the(graph, n) for n in sorted(what.names))}: state who has it now")
+            out.append((who, what, words[i]))
     return out
 
 

@@ -125,6 +125,8 @@ class NLUpdater:
     gate: bool = True
     """With verification: a model's answer is applied only when the text explains every change it makes and it
     states every state the text names (`l3mp.updates.gate`); else it is asked again, then declined."""
+    drop_unexplained: bool = True
+    """With the gate: drop the changes the text does not explain when the rest passes every check."""
     gate_reading: bool = False
     """Also pass the plain reading through the gate (its words were read by the same lexicon)."""
     read_text: bool = True
@@ -274,8 +276,7 @@ class _Run:
             problems = meaning.problems(delta, stated, self.mentions, allowed, self.graph, u.world.domain,
                                         u.grounder.lexicon.covered if u.grounder else frozenset(), self.report)
             if not problems and (number > 0 or u.gate_reading) and u.gate:
-                problems = gate.check(stated, self.mentions, self.report, u.grounder.lexicon, u.world.verifier.rules,
-                                      self.graph, u.world.domain)
+                stated, delta, problems = self.gated(stated, delta, allowed)
                 self.unsure = bool(problems)
             if not problems and not delta.is_empty():
                 problems = [v.message for v in u.world.verify(delta, source="nl").violations]
@@ -293,6 +294,35 @@ class _Run:
             return None
         record(delta, ())
         return self.result(APPLIED, None, record=applied)
+
+    def gated(self, stated: list[Stated], delta: Delta, allowed: set[str]) -> tuple[list[Stated], Delta, list[str]]:
+        """The gate (`l3mp.updates.gate`): the literals, their delta and the problems left. Changes no words of the
+        text explain are dropped (a mend, noted) when what is left passes every check again and still states all the
+        text says; otherwise they are the problems."""
+        u = self.u
+        assert u.grounder is not None
+        args = (self.mentions, self.report, u.grounder.lexicon, u.world.verifier.rules, self.graph, u.world.domain)
+        if u.drop_unexplained:  # "Sarah answered the smartphone": she has it, whatever the model said about that
+            for literal in gate.taken(stated, *args):
+                stated = [s for s in stated if s.fact != literal.fact] + [literal]
+                self.mended.append(f"added {literal}: who takes or answers a thing has it")
+            fewer, again = self.derive(stated)
+            if fewer is None or again:
+                return stated, delta, again
+            delta = fewer
+        odd = gate.unexplained(stated, *args)
+        problems = [why for _, why in odd] + gate.uncovered(stated, *args)
+        if not odd or not u.drop_unexplained:
+            return stated, delta, problems
+        kept = [s for s in stated if s not in {literal for literal, _ in odd}]
+        fewer, again = self.derive(kept)
+        if fewer is not None and not again:
+            again = meaning.problems(fewer, kept, self.mentions, allowed, self.graph, u.world.domain,
+                                     u.grounder.lexicon.covered, self.report) or gate.check(kept, *args)
+        if fewer is None or again or fewer.is_empty():  # nothing left: the model is asked again
+            return stated, delta, problems
+        self.mended += [f"dropped {literal}: {why}" for literal, why in odd]
+        return kept, fewer, []
 
     def derive(self, stated: list[Stated]) -> tuple[Delta | None, list[str]]:
         """The delta the literals mean against the memory: a fact that now holds supersedes the one a rule allows
