@@ -195,7 +195,7 @@ class TaskPlanner:
             result.reason = "no goal given and no LLM to write one"
             return None
         check = goal_problems(Wording.of(task, mentions), graph, domain, self.world.verifier.rules,
-                              self.grounder.lexicon)
+                              self.grounder.lexicon, speaker=speaker)
         generated = GoalGenerator(self.llm, domain).generate(task, graph, context, ledger=result.ledger,
                                                              max_attempts=self.goal_attempts, speaker=speaker,
                                                              keep_held=True, check=check)

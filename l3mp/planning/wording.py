@@ -74,11 +74,12 @@ class Wording:
 
 # ---- checks ---------------------------------------------------------------------------------------------------
 def goal_problems(wording: Wording, graph: WorldGraph, domain: Domain, rules: RuleSet,
-                  lexicon: Lexicon) -> Callable[[Sequence[Literal]], list[str]]:
+                  lexicon: Lexicon, *, speaker: str | None = None) -> Callable[[Sequence[Literal]], list[str]]:
     """The check of a goal against the request's words (see the module docstring): the problems to re-prompt
-    with (naming the things of that type at the places the request names), none when it fits."""
+    with (naming the things of that type at the places the request names), none when it fits; and the goal's
+    coverage of the request (`coverage_problems`)."""
     def check(literals: Sequence[Literal]) -> list[str]:
-        out = []
+        out = coverage_problems(wording, literals, graph, domain, rules, lexicon, speaker=speaker)
         said_all = bool(lexicon.all_words & set(wording.words))
         for lit in literals:
             for arg in lit.args:
@@ -102,6 +103,76 @@ def goal_problems(wording: Wording, graph: WorldGraph, domain: Domain, rules: Ru
                            "; add it for the thing the task names")
         return out
     return check
+
+
+_PLACE_KINDS = ("room", "receptacle")
+
+
+def coverage_problems(wording: Wording, literals: Sequence[Literal], graph: WorldGraph, domain: Domain,
+                      rules: RuleSet, lexicon: Lexicon, *, speaker: str | None = None) -> list[str]:
+    """Whether the goal speaks of what the request speaks of, and of nothing else:
+
+    - each thing a literal changes (its first argument; the thing given, for ``has``) is one the request names
+      (a mention's candidates; of a group said to be somewhere, "the dishes in the sink", only those there), the
+      speaker, or a thing at a place the request names ("it's dark in the bathroom": the bathroom's light);
+    - each thing a clause that asks for something names (not a person, not a place that only says where a thing is
+      or where it is taken from) is in some literal, or of the type of an ``ALL_<type>`` argument.
+
+    A request that names no thing ("could you get that?") is not checked."""
+    things = [m for m in wording.mentions if m.candidates and m.qualifies is None and not _is(graph, domain,
+                                                                                             m.candidates[0], "person")]
+    if not things:
+        return []
+    groups = iter(_groups(wording, graph, rules, lexicon))
+    named: set[str] = {speaker} if speaker else set()
+    places: set[str] = set()
+    for m in wording.mentions:
+        if m.plural and m.qualifies is None and m.candidates:
+            named |= next(groups, frozenset(m.candidates))
+        else:
+            named |= {*m.candidates, *m.alternatives, *m.broader}
+        if m.candidates and all(any(_is(graph, domain, n, k) for k in _PLACE_KINDS) for n in m.candidates):
+            places |= set(m.candidates)
+    out = []
+    for lit in literals:
+        position = 1 if lit.predicate == "has" and len(lit.args) == 2 else 0
+        thing = lit.args[position] if len(lit.args) > position else ""
+        if not thing or thing.startswith(WILDCARD) or thing in named or thing in domain.constants:
+            continue
+        if places_of(graph, rules, thing) & places:
+            continue
+        out.append(f"{lit.to_pddl()}: the task does not speak of {thing}; use only the things it names")
+    used = {a for lit in literals for a in lit.args}
+    wild = {a[len(WILDCARD):] for a in used if a.startswith(WILDCARD)}
+    for clause in wording.clauses:
+        if clause.verb is None:
+            continue
+        span = wording.words[clause.start:clause.end]
+        moving = bool((lexicon.moves - {"leave", "left"}) & set(span)) or "back" in span or "away" in span
+        for m in things:
+            if not clause.start <= m.start < clause.end or _taken_from(wording.words, m.start):
+                continue
+            if any(_is(graph, domain, n, k) for n in m.candidates for k in _PLACE_KINDS) and (
+                    not moving and _located_by(wording.words, m.start)):
+                continue  # "wash the dishes in the sink": where they are
+            pool = {*m.candidates, *m.alternatives}
+            if pool & used or any(domain.is_subtype(graph.entity_type(n) or "", t) for n in pool for t in wild):
+                continue
+            out.append(f"the task names \"{m.words}\", but no literal is about it; add what the task asks of it")
+    return out
+
+
+def _taken_from(words: list[str], start: int) -> bool:
+    """Whether a place is where something is taken from ("from the counter", "out of the fridge"; not "turn off
+    the lamp")."""
+    i = start - 1
+    while i >= 0 and words[i] in DETERMINERS:
+        i -= 1
+    return i >= 0 and (words[i] == "from" or (words[i] == "of" and i > 0 and words[i - 1] == "out"))
+
+
+def _is(graph: WorldGraph, domain: Domain, name: str, kind: str) -> bool:
+    return domain.has_type(kind) and domain.is_subtype(graph.entity_type(name) or "", kind)
 
 
 MAX_HINTS = 5

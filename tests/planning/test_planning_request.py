@@ -315,6 +315,26 @@ def test_a_model_goal_the_requests_words_do_not_fit_has_a_problem_to_re_prompt(t
     assert check(right) == []
 
 
+@pytest.mark.parametrize(("text", "wrong", "right", "problem"), [
+    # a thing the request does not speak of (a dish elsewhere than the sink the request names)
+    ("Wash the dirty dishes that are sitting in the kitchen sink in kitchen 2.",
+     [Literal("dirty", ("purple_plate_1",), True)], [Literal("dirty", ("blue_serving_dish_1",), True)],
+     "the task does not speak of purple_plate_1"),
+    # a thing the request asks something of, left out
+    ("Close the dishwasher in kitchen 1 and turn off the vanity light.",
+     [Literal("is_open", ("dishwasher_1",), True)],
+     [Literal("is_open", ("dishwasher_1",), True), Literal("light_on", ("vanity_light_1",), True)],
+     'the task names "vanity light", but no literal is about it'),
+])
+def test_a_model_goal_must_speak_of_what_the_request_speaks_of_and_of_nothing_else(text, wrong, right, problem):
+    world = _world()
+    grounder = Grounder(world.domain, world.verifier.rules)
+    check = goal_problems(Wording.of(text, grounder.ground(text, world.graph)), world.graph, world.domain,
+                          world.verifier.rules, grounder.lexicon)
+    assert any(problem in p for p in check(wrong)), check(wrong)
+    assert check(right) == []
+
+
 def test_the_model_is_asked_again_when_its_goal_does_not_fit_the_words(server):
     everything = {"predicate": "light_on", "args": ["ALL_light"], "negated": False, "quote": "dark"}
     one = {"predicate": "light_on", "args": ["overhead_light_7"], "negated": False, "quote": "dark"}
