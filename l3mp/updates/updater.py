@@ -183,6 +183,11 @@ class _Run:
         assert u.grounder is not None
         self.mentions = u.grounder.ground(self.report, self.graph, context_entities(self.graph, self.retrieved))
         allowed = meaning.allowed_entities(self.mentions, self.graph, self.report)
+        if u.verify and allowed and meaning.only_new_things(self.report, self.mentions, self.graph, u.world.domain,
+                                                            u.grounder.lexicon.covered):
+            return self.result(DECLINED, "the text tells of a new thing the memory does not have (language cannot "
+                                         "add things; perception can) and of nothing else that changed; nothing "
+                                         "recorded")
         if u.verify and not allowed:
             return self.result(DECLINED, "nothing in the robot's memory matches what the text talks about (language "
                                          "cannot add new things; perception can); nothing recorded")
