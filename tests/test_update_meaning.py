@@ -175,3 +175,16 @@ def test_a_text_that_only_tells_of_a_new_thing_names_nothing_to_change(text, onl
     graph = house_graph()
     mentions = Grounder(household(), household_rules()).ground(text, graph)
     assert only_new_things(text, mentions, graph, household(), Lexicon.for_domain(household()).covered) is only_new
+
+
+@pytest.mark.parametrize(("text", "robot"), [
+    ("The robot is now holding every item in the house.", True),
+    ("The robot put the mug on the table.", True),
+    ("Alice gave the robot the mug.", False),
+    ("Alice put the mug on the table.", False),
+])
+def test_a_report_of_what_the_robot_itself_holds_or_does_is_not_read(text, robot):
+    from l3mp.updates.meaning import about_the_robot
+
+    graph = house_graph()
+    assert about_the_robot(Grounder(household(), household_rules()).ground(text, graph), graph, household()) is robot

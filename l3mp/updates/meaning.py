@@ -101,6 +101,15 @@ def is_question(text: str) -> bool:
 _NEW_THING = frozenset({"new", "another"})
 
 
+def about_the_robot(mentions: Sequence[Mention], graph: WorldGraph, domain: Domain) -> bool:
+    """Whether the text reports what the robot itself holds or does ("the robot is now holding every item") and
+    names no person: the robot's hand and place come from its own sensors and actions, never from a report."""
+    said = [m for m in mentions if m.qualifies is None and m.candidates]
+    robots = [m for m in said if all(_is_a(graph, domain, n, frozenset({"robot"})) for n in m.candidates)]
+    return bool(robots) and not any(_is_a(graph, domain, n, frozenset({"person"})) for m in said
+                                    for n in m.candidates) and robots[0] is said[0]
+
+
 def only_new_things(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
                     covered_types: frozenset[str]) -> bool:
     """Whether the text tells of a thing the memory does not have ("we got a new toaster, it's on the counter",

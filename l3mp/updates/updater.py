@@ -188,6 +188,9 @@ class _Run:
             return self.result(DECLINED, "the text tells of a new thing the memory does not have (language cannot "
                                          "add things; perception can) and of nothing else that changed; nothing "
                                          "recorded")
+        if u.verify and meaning.about_the_robot(self.mentions, self.graph, u.world.domain):
+            return self.result(DECLINED, "the text reports what the robot itself holds or does; that comes from its "
+                                         "own sensors and actions, not from reports; nothing recorded")
         if u.verify and not allowed:
             return self.result(DECLINED, "nothing in the robot's memory matches what the text talks about (language "
                                          "cannot add new things; perception can); nothing recorded")
