@@ -188,3 +188,26 @@ def test_a_report_of_what_the_robot_itself_holds_or_does_is_not_read(text, robot
 
     graph = house_graph()
     assert about_the_robot(Grounder(household(), household_rules()).ground(text, graph), graph, household()) is robot
+
+
+def test_an_answer_that_changes_several_things_one_mention_may_name_is_asked_about():
+    from l3mp.updates.meaning import several_for_one
+
+    graph = house_graph()
+    graph.add_entity("phone2", "phone", label="blue phone")
+    graph.add_fact(F("ringing", "phone2"))
+    graph.add_fact(F("on", "phone2", "table1"))
+    mentions = Grounder(household(), household_rules()).ground("Alice answered the phone.", graph)
+    stated = [Stated(F("ringing", "phone1"), False), Stated(F("ringing", "phone2"), False)]
+    assert several_for_one(stated, mentions, graph).startswith("Which phone do you mean")
+    assert several_for_one(stated[:1], mentions, graph) is None
+
+
+def test_the_place_the_text_settles_replaces_the_answers_contrary_literal():
+    graph = house_graph()
+    text = "Alice took the milk out of the fridge."
+    mentions = Grounder(household(), household_rules()).ground(text, graph)
+    stated = [Stated(F("has", "alice", "milk1"), False), Stated(F("inside", "milk1", "fridge1"), False)]
+    kept, _notes = repair(stated, mentions, text, Lexicon.for_domain(household()), household_rules(), graph,
+                          household())
+    assert kept == [Stated(F("inside", "milk1", "fridge1"), False), Stated(F("has", "alice", "milk1"), True)]

@@ -300,7 +300,24 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
             kept.append(literal)
     kept = _last_place(kept, mentions, sources, rules, graph, notes)
     kept = [_nearest_place(s, mentions, rules, graph, notes) for s in kept]
-    return kept + _new_places(kept, mentions, sources, rules, graph, domain, notes, words, lexicon), notes
+    added = _new_places(kept, mentions, sources, rules, graph, domain, notes, words, lexicon)
+    new = {s.fact for s in added}  # the text's verb settles it: "not (has jessica chips)" of the answer goes
+    return [s for s in kept if s.fact not in new] + added, notes
+
+
+def several_for_one(stated: Sequence[Stated], mentions: Sequence[Mention], graph: WorldGraph) -> str | None:
+    """The question to ask when the answer changes several of the things one singular mention may name ("Jessica
+    answered the phone" stated as every ringing phone stopping): the text names one and does not say which."""
+    changed = {a for s in stated if s.is_change(graph) for a in _changed_args(s)}
+    for mention in mentions:
+        pool = set(mention.broader if mention.by_label else mention.candidates)  # "the phone": any phone
+        if mention.plural or mention.qualifies is not None or len(pool) < 2:
+            continue
+        others = {n for m in mentions if m is not mention for n in m.candidates}
+        used = sorted(changed & pool - others)
+        if len(used) > 1:
+            return which(mention, used, graph)
+    return None
 
 
 def _nearest_place(literal: Stated, mentions: Sequence[Mention], rules: RuleSet, graph: WorldGraph,

@@ -275,6 +275,7 @@ class _Run:
             self.mended += mended
             stated, question = meaning.resolve(stated, self.mentions, self.graph, u.world.domain,
                                                u.world.verifier.rules, settled)
+            question = question or meaning.several_for_one(stated, self.mentions, self.graph)
         if question:
             record(None, [question])
             return self.result(ASKED, "the text fits more than one thing in memory; nothing recorded",
