@@ -158,8 +158,13 @@ class TaskPlanner:
                 if _answered(result, read):
                     return result
                 goal = read.goal
+        grounded = None if result.goal_source == "" and goal is not None else grounded_context(
+            task, mentions, graph, self.world.domain, speaker=speaker)
         try:
-            retrieved = self.retriever.retrieve(task, graph, ledger=result.ledger)
+            # the grounded mentions are the context when there are any (a read goal, or the LLM's over them): no
+            # query-graph call; the plan widens the context when it needs more
+            retrieved = grounded if grounded is not None else self.retriever.retrieve(task, graph,
+                                                                                     ledger=result.ledger)
         except LLMError as exc:
             result.reason = f"retrieval failed: {exc}"
             return result
@@ -168,14 +173,14 @@ class TaskPlanner:
         if goal is not None:
             result.goal_source = result.goal_source or "given"
             result.goal, result.reason = self._given(goal, graph)
+            context |= {n for n in _NAME.findall(result.goal or "") if graph.has_entity(n)}
         else:
             result.goal_source = "llm"
-            grounded = grounded_context(task, mentions, graph, self.world.domain, speaker=speaker)
             settled = self._llm_goal(task, graph, grounded or retrieved, mentions, speaker, result)
             if settled is not None and _answered(result, settled):
                 return result
             result.goal = settled.goal if settled is not None else None
-            context |= context_entities(graph, grounded) if grounded is not None else set()
+            context |= {n for n in _NAME.findall(result.goal or "") if graph.has_entity(n)}
         if result.goal is None:
             result.status = "invalid_goal"
             return result

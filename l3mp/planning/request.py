@@ -53,6 +53,14 @@ request to do it ("wash the red pan")."""
 _LYING = re.compile(r"\s+(?:(?:that|which)\s+(?:are|is)\s+(?:(?:sitting|lying|standing|left)\s+)?|"
                     r"(?:sitting|lying|standing)\s+)(?=(?:in|on|inside)\b)", re.IGNORECASE)
 """Words that only say where things are ("the dishes that are sitting in the sink": the dishes in the sink)."""
+_LISTED = re.compile(r",\s+(?=(?:the|my|your|his|her|our)\s[^,.;!?]*\band\b)", re.IGNORECASE)
+"""A comma between things listed before "and" ("wash the red cup, the grey mug and the bowl")."""
+_FOR_PERSON = re.compile(r"\b(?P<verb>(?i:get|bring|fetch|grab|take))\s+"
+                         r"(?P<what>(?i:the|a|an|some)\s[^,.;!?]+?)\s+for\s+(?P<person>[A-Z][a-z]+)(?=\s*[.!?]?\s*$)")
+""""Get the ripe banana for Sarah": bring Sarah the ripe banana (a name with its capital, ending the request)."""
+_WANTS = re.compile(r"^(?P<person>[A-Z][a-z]+)\s+(?:wants|would\s+like|could\s+use|is\s+asking\s+for|asked\s+for)\s+"
+                    r"(?:her|his|the|a|an|some)\s+")
+""""Sarah wants her orange magazine": give Sarah the orange magazine (a name with its capital, opening it)."""
 _NEEDED = {"scrub": "wash", "rins": "wash", "clos": "close", "shut": "close"}
 
 
@@ -61,6 +69,9 @@ def plain_request(task: str) -> str:
     the fridge": close the fridge), words for the whole home dropped ("every light in the house"), what a thing
     needs said as the request to do it ("the pan needs a good scrub": wash the pan)."""
     text = _LYING.sub(" ", _WHOLE_HOME.sub("", _REMINDER.sub("", task)))
+    text = _LISTED.sub(" and ", text)
+    text = _FOR_PERSON.sub(lambda m: f"bring {m['person']} {m['what']}", text)
+    text = _WANTS.sub(lambda m: f"give {m['person']} the ", text)
     needs = _NEEDS.match(text.strip())
     if needs:
         verb = needs["verb"].lower()
@@ -114,7 +125,8 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
         mentions = grounder.ground(text, graph)
     reading = read(text, mentions, graph, domain, rules, grounder.lexicon, request=True, speaker=speaker)
     if reading is None or not reading.stated:
-        return None if keeps else (complaint_reading(task, mentions, graph, domain, rules, grounder.lexicon)
+        return None if keeps else (complaint_reading(task, mentions, graph, domain, rules, grounder.lexicon,
+                                                     speaker=speaker)
                                    or group_move(task, mentions, graph, domain, rules, grounder.lexicon))
     stated = list(reading.stated)
     if not keeps and _complaint(task, words, mentions, stated, grounder.lexicon):
@@ -144,9 +156,10 @@ def _coordinated_places(words: list[str], mentions: tuple[Mention, ...], graph: 
             continue
         other = later[0]
         between = [w for w in words[place.end:other.start] if w not in DETERMINERS]
-        if between != ["and"] or len(other.candidates) != 1 or not _is_kind(graph, domain, other.candidates[0],
-                                                                               "room") or any(
-                m.start > other.start for m in mentions):
+        kind = next((k for k in ("room", "receptacle") if all(_is_kind(graph, domain, n, k)
+                                                               for n in place.candidates)), None)
+        if between != ["and"] or len(other.candidates) != 1 or kind is None or not _is_kind(
+                graph, domain, other.candidates[0], kind) or any(m.start > other.start for m in mentions):
             continue
         rooms = set(place.candidates) | set(other.candidates)
         pool = group.broader or group.alternatives or group.candidates
@@ -464,7 +477,7 @@ _PLACE_KINDS = ("room", "receptacle")
 
 
 def complaint_reading(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain, rules: RuleSet,
-                      lexicon: Lexicon) -> RequestReading | None:
+                      lexicon: Lexicon, *, speaker: str | None = None) -> RequestReading | None:
     """A request that only says what is wrong, read without the LLM (None when it is not plain enough):
 
     - one thing and one state that holds ("there's a phone ringing in bedroom 3", "Jessica's phone won't stop
@@ -485,7 +498,7 @@ def complaint_reading(task: str, mentions: Sequence[Mention], graph: WorldGraph,
     things = [m for m in mentions if kinds[id(m)] == "thing" and m.qualifies is None]
     places = [m for m in mentions if kinds[id(m)] == "place"]
     if not things:
-        return _room_light(words, places, graph, domain, rules)
+        return _room_light(words, places, graph, domain, rules, _here(words, speaker, graph, domain, rules))
     if len(things) != 1 or any(kinds[id(m)] == "other" for m in mentions):
         return None
     said: dict[str, set[bool]] = {}
@@ -531,13 +544,22 @@ def _kind_of(graph: WorldGraph, domain: Domain, mention: Mention) -> str:
     return "thing"
 
 
+def _here(words: list[str], speaker: str | None, graph: WorldGraph, domain: Domain, rules: RuleSet) -> str | None:
+    """The room of the speaker, when the request says "here" ("it's too bright in here")."""
+    if "here" not in words or not speaker or not graph.has_entity(speaker):
+        return None
+    rooms = [n for n in places_of(graph, rules, speaker) if _is_kind(graph, domain, n, "room")]
+    return rooms[0] if len(rooms) == 1 else None
+
+
 def _room_light(words: list[str], places: Sequence[Mention], graph: WorldGraph, domain: Domain,
-                rules: RuleSet) -> RequestReading | None:
+                rules: RuleSet, here: str | None = None) -> RequestReading | None:
     dark, bright = bool(_DARK & set(words)) and "see" not in words, bool(_BRIGHT & set(words))
-    rooms = [m for m in places if len(m.candidates) == 1 and _is_kind(graph, domain, m.candidates[0], "room")]
+    rooms = [m.candidates[0] for m in places if len(m.candidates) == 1
+             and _is_kind(graph, domain, m.candidates[0], "room")] or ([here] if here else [])
     if dark == bright or len(rooms) != 1 or not _fits_type(domain, "light_on"):
         return None
-    room = rooms[0].candidates[0]
+    room = rooms[0]
     lights = sorted(n for n in graph.entities() if _fits(graph, domain, n, "light_on")
                     and room in places_of(graph, rules, n))
     if dark:

@@ -86,6 +86,11 @@ def reading(text: str, speaker: str | None = None):
      "(and (on thick_magazine_1 bookshelf_3) (on thick_magazine_2 bookshelf_3))"),
     ("Wash the dirty dishes that are lying in the kitchen sink in kitchen 2.", None,
      "(not (dirty blue_serving_dish_1))"),
+    # who wants a thing, or gets it brought, is given it; things listed with commas
+    ("Jessica wants the small yogurt from the fridge in kitchen 1.", None, "(has jessica small_yogurt_1)"),
+    ("Get the water bottle for Jessica.", None, "(has jessica water_bottle_1)"),
+    ("Wash the purple plate, the black frying pan and the wine glass.", None,
+     "(and (not (dirty black_frying_pan_1)) (not (dirty purple_plate_1)) (not (dirty wine_glass_1)))"),
     # a thing to keep, told apart by its place
     ("Leave the TV in the living room as it is and close the pantry in kitchen 2.", None,
      "(and (not (is_open pantry_2)) (not (tv_on tv_1)))"),
