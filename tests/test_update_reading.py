@@ -211,3 +211,10 @@ def test_still_with_a_person_says_where_it_is_and_a_still_that_moves_is_not_read
     found = reading("The blue phone is still with Jessica.")
     assert found is not None and not any(s.is_change(house()) for s in found.stated)
     assert reading("The yellow plate is still with Jessica.") is None
+
+
+def test_a_few_things_the_words_count_are_each_read():
+    assert literals("Jessica washed all the plates.") == {
+        Stated(F("dirty", n), False) for n in ("plate_1", "purple_plate_1", "yellow_plate_1")}
+    assert reading("Jessica washed both plates and put them in the kitchen sink in kitchen 1.") is None  # three
+    assert reading("Jessica used the plates and left them in the kitchen sink in kitchen 1.") is None  # which?

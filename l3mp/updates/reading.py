@@ -18,7 +18,7 @@ through the same mends, settling of alike things, meaning checks and verificatio
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 from l3mp.domain.pddl_domain import Domain
@@ -38,6 +38,8 @@ _REQUEST_BLOCKERS = frozenset({"not", "t", "never", "no", "nobody", "nothing", "
 _DOUBT = frozenset({"not", "t", "never", "no", "maybe", "probably", "might", "think", "guess", "sure", "if", "or",
                     "unless", "instead", "wrong"})
 _THING_PRONOUNS = frozenset({"it", "them"})
+_FEW = 3
+"""The most things a plural mention may name for a plain reading ("both wine glasses")."""
 _PERSON_PRONOUNS = frozenset({"he", "she", "they"})
 _TO = frozenset({"in", "into", "on", "onto", "to", "inside"})
 _FILLERS = frozenset({"down", "back", "up", "away", "out", "over", "there", "still"})
@@ -129,7 +131,7 @@ class _Reader:
         self.mentions = list(mentions)
         self.things = [_Thing(m.start, m.end, m, self._kind(m)) for m in mentions
                        if m.qualifies is None and m.candidates]
-        self.plural = any(m.plural for m in mentions) and not request
+        self.plural = any(m.plural and not self._counted(m) for m in mentions) and not request
         self.verbs = lexicon.moves | lexicon.takes | lexicon.gives | (frozenset() if request else lexicon.goes)
         self.used: set[int] = set()
         """Starts of the things used by a literal (as what changed or who did it)."""
@@ -142,7 +144,7 @@ class _Reader:
 
     def read(self) -> Reading | None:
         if self.plural:
-            return None  # "all the lights": the model lists them
+            return None  # "all the books": the model lists them (a few, "both wine glasses", are read)
         subject: _Thing | None = None
         for start, end in self._clauses():
             things = self._things_in(start, end)
@@ -166,6 +168,14 @@ class _Reader:
                and not self._carried(t) for t in self.things) or not self.read_any:
             return None
         return Reading(self.stated, frozenset(self.settled))
+
+    def _counted(self, mention: Mention) -> bool:
+        """A plural mention whose words say which things it names: "both" for exactly two, "all" or "every" for a
+        few ("the plates" with three in the house does not say which)."""
+        before = [w for w in self.words[max(0, mention.start - 2):mention.start] if w != "the"]
+        word = before[-1] if before else ""
+        count = len(mention.candidates)
+        return (word == "both" and count == 2) or (word in self.lexicon.all_words - {"both"} and count <= _FEW)
 
     def _clauses(self) -> list[tuple[int, int]]:
         """The clauses; one that is only more things ("cleaned the teapot and the salad bowl": no verb or state word
@@ -359,8 +369,12 @@ class _Reader:
         things, the one the giver (or mover) has; of alike places said without a place of their own ("in the sink"), the
         one in the room of the thing; with `being` ("the wine bottle is on the counter"), a thing already there
         (the words describe it rather than report a move)."""
-        if thing.mention.plural:
-            return False  # "give me a hand with the dishes", "put the mugs away": the model reads it
+        if thing.mention.plural:  # "left them in the kitchen sink": each of a few named things
+            if being or self.request or len(thing.mention.candidates) > _FEW:
+                return False  # "give me a hand with the dishes", "put all the mugs away": the model reads it
+            return all(self._place(_Thing(thing.start, thing.end, replace(thing.mention, candidates=(n,),
+                                                                             plural=False), thing.kind), where)
+                       for n in thing.mention.candidates)
         options = list(thing.mention.candidates)
         if giver is not None and len(options) > 1:
             held = [n for n in options if self.graph.has_fact(Fact("has", (giver.mention.candidates[0], n)))]

@@ -127,7 +127,7 @@ class NLUpdater:
     states every state the text names (`l3mp.updates.gate`); else it is asked again, then declined."""
     drop_unexplained: bool = True
     """With the gate: drop the changes the text does not explain when the rest passes every check."""
-    gate_reading: bool = False
+    gate_reading: bool = True
     """Also pass the plain reading through the gate (its words were read by the same lexicon)."""
     read_text: bool = True
     """With verification: read a plain report from its words without the LLM (`l3mp.updates.reading`); the
