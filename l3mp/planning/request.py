@@ -103,6 +103,9 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
     plain = plain_request(task)
     if plain != task:  # "don't forget to close the cupboard": close it
         task, mentions = plain, grounder.ground(plain, graph)
+    said_of_it = _said_of_it(task, mentions, graph, domain, grounder.lexicon)
+    if said_of_it is not None:  # "the phone is ringing, could you answer it?": answer the phone
+        task, mentions = said_of_it, grounder.ground(said_of_it, graph)
     mentions = _coordinated_places(tokens(task), tuple(mentions), graph, domain, rules)
     why = why_impossible(task, mentions, graph, domain, rules, grounder.lexicon)
     if why:
@@ -140,6 +143,47 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
                                domain)
         stated = [Stated(Fact(lit.predicate, lit.args), not lit.negated) for lit in literals]
     return _answer(sorted(stated, key=str), (), changes=any(s.is_change(graph) for s in stated))
+
+
+_IT = frozenset({"it", "them"})
+
+
+def _said_of_it(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
+                lexicon: Lexicon) -> str | None:
+    """A request of one clause that asks and others that only say a state of the same thing, as that clause alone
+    with the thing named: "the blue phone is ringing, could you answer it?" (answer the blue phone), "answer the
+    gold smartphone, it's been ringing forever" (answer the gold smartphone); None when it is not so."""
+    words = tokens(task)
+    covered = {i for m in mentions for i in range(m.start, m.end)}
+    clauses = clauses_of(task, words, covered)
+    asking = [c for c in clauses if c.verb is not None]
+    if len(asking) != 1 or len(clauses) < 2:
+        return None
+    ask = asking[0]
+    states = frozenset().union(*(w for signs in lexicon.states.values() for w in signs.values()))
+    things = [m for m in mentions if m.qualifies is None and _kind_of(graph, domain, m) == "thing"]
+    if len(things) != 1 or any(_kind_of(graph, domain, m) == "person" for m in mentions):
+        return None
+    thing = things[0]
+    own = [m for m in mentions if m is thing or (m.qualifies is not None and mentions[m.qualifies] is thing)]
+    for clause in clauses:
+        span = set(words[clause.start:clause.end])
+        if clause is ask:
+            continue
+        if not states & span or "here" in span or any(clause.start <= m.start < clause.end and m not in own
+                                                      for m in mentions):
+            return None  # a clause that says more than a state of the thing
+    inside = ask.start <= thing.start < ask.end
+    span = words[ask.start:ask.end]
+    if inside and not _IT & set(words[ask.start:ask.end]):
+        return " ".join(span)
+    if inside or words[ask.verb] not in lexicon.answers | states | {"turn", "switch", "close", "shut", "open",
+                                                                     "wash", "clean"}:
+        return None
+    named = " ".join(words[thing.start:max(m.end for m in own)])
+    if sum(w in _IT for w in span) != 1:
+        return None
+    return " ".join(f"the {named}" if w in _IT else w for w in span)
 
 
 def _coordinated_places(words: list[str], mentions: tuple[Mention, ...], graph: WorldGraph, domain: Domain,
