@@ -130,3 +130,9 @@ def test_who_answered_has_it_is_added_and_unexplained_changes_are_dropped_when_t
     assert set(result.record.delta.add) == {F("has", "alice", "phone1")}
     assert set(result.record.delta.remove) == {F("ringing", "phone1"), F("on", "phone1", "table1")}
     assert "who takes or answers a thing has it" in result.reason and "dropped (is_open fridge1)" in result.reason
+
+
+def test_a_verb_of_moving_does_not_explain_who_has_it():
+    problems = _check("Alice put the book on the shelf.", [Stated(F("has", "alice", "book1"), True)])
+    assert problems and "no word of the text moves" in problems[0]
+    assert _check("Alice put the book on the shelf.", [Stated(F("on", "book1", "shelf1"), True)]) == []

@@ -211,3 +211,12 @@ def test_the_place_the_text_settles_replaces_the_answers_contrary_literal():
     kept, _notes = repair(stated, mentions, text, Lexicon.for_domain(household()), household_rules(), graph,
                           household())
     assert kept == [Stated(F("inside", "milk1", "fridge1"), False), Stated(F("has", "alice", "milk1"), True)]
+
+
+def test_a_thing_the_text_says_is_still_held_need_not_change():
+    graph = house_graph()
+    text = "Alice is still holding her phone and turned on the TV."
+    mentions = Grounder(household(), household_rules()).ground(text, graph)
+    stated = [Stated(F("tv_on", "tv1"), True)]
+    assert problems(Delta(add=(F("tv_on", "tv1"),)), stated, mentions, {n for m in mentions for n in m.candidates},
+                    graph, household(), frozenset({"item"}), text) == []

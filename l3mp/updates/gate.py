@@ -116,7 +116,9 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
         if any(_STILL & set(words[a:b]) for a, b in around):
             out.append((literal, f"the text says {_the(graph, thing)} is still where it was: nothing moved"))
             continue
-        how = {_moves(words, a, b, verbs) for a, b in around}
+        kind = lexicon.takes | lexicon.gives | lexicon.answers if fact.predicate == "has" else (
+            lexicon.goes if domain.is_subtype(graph.entity_type(place) or "", "room") else verbs - lexicon.goes)
+        how = {_moves(words, a, b, kind) for a, b in around}
         if not how - {None}:
             out.append((literal, f"no word of the text moves {_the(graph, thing)} to {_the(graph, place)}"))
         elif how - {None} == {"being"} and any(graph.has_fact(Fact(fact.predicate, tuple(

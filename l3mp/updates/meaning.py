@@ -576,6 +576,8 @@ def problems(delta: Delta, stated: Sequence[Stated], mentions: Sequence[Mention]
         if mention.qualifies is not None or mention.plural or not mention.candidates or is_source(
                 words, mention.start) or is_carried(words, mention, mentions, graph):
             continue
+        if mention.end <= len(words) and "still" in words[slice(*_clause(words, mention.start, mention.end))]:
+            continue  # "is still holding her soda can": where it already is
         if not all(_is_a(graph, domain, n, covered_types) for n in mention.candidates):
             continue
         if not touched & {*mention.candidates, *mention.broader}:
