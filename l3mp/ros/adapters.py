@@ -36,8 +36,11 @@ class AdapterContext:
 
 AdapterFactory = Callable[[AdapterContext], Executor]
 """Makes the Executor (``execute(action) -> StepOutcome``) that runs one plan. The executor may also have
-``expect(plan, goal)``, called with each new plan after a re-plan, and ``finish()``, called once when the plan's
-run ends (to perceive the last action's outcome, release a resource)."""
+``expect(plan, goal)``, called with each new plan after a re-plan; ``reached(goal) -> bool``, whether what the
+robot sees makes the goal (PDDL) true, called when a plan with a goal has run to its end (False re-plans, as a
+failed step does; what the robot saw must have reached the world model before it returns, so the planner
+re-plans from it); and ``finish()``, called once when the plan's run ends (to perceive the last action's
+outcome, release a resource)."""
 
 
 def graph_adapter(context: AdapterContext) -> Executor:

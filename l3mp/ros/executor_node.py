@@ -1,5 +1,6 @@
 """The executor node: runs plans through a world adapter, writes each step's effects back to the world model
-(source ``plan``) and asks the planner for a new plan when a step fails."""
+(source ``plan``) and asks the planner for a new plan when a step fails, or when a plan ran to its end but what
+the robot sees leaves the goal false (adapters with ``reached``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 from l3mp.errors import FormatError, L3mpError, StoreError
-from l3mp.planning.execute import Executor, StepOutcome, run_plan
+from l3mp.planning.execute import ExecutionReport, Executor, StepOutcome, run_plan
+from l3mp.planning.validate import validate_plan
 from l3mp.ros import protocol as m
 from l3mp.ros.adapters import AdapterContext, adapter_factory, adapter_options
 from l3mp.ros.base import L3mpNode
@@ -29,6 +31,9 @@ from l3mp.world.verify import Violation
 SYNC_WAIT_S = 10.0
 RESEND_S = 1.0
 """A step's effects are sent again (same id: the world model applies them once) after this long without an answer."""
+GOAL_FALSE = "the plan ran, but what the robot saw leaves the goal false"
+"""The failure recorded when an adapter's ``reached(goal)`` says no after a plan ran to its end."""
+SETTLE_POLL_S = 0.02
 EXECUTE_KEYS: dict[str, type | tuple[type, ...]] = {"id": str, "plan": list, "task": str, "goal": str,
                                                     "retrieval": str}
 
@@ -145,11 +150,28 @@ class ExecutorNode(L3mpNode):
                                               f"{type(exc).__name__}: {exc}")
             return plan
 
+        reached = getattr(adapter, "reached", None)
+        max_replans = self.params["max_replans"]
         self._write_seconds = 0.0
         started = time.perf_counter()
         try:
             report = run_plan(self.replica, steps, request["plan"], task_ref=ident,
-                              replan=None if goal is None else replan, max_replans=self.params["max_replans"])
+                              replan=None if goal is None else replan, max_replans=max_replans)
+            while goal is not None and callable(reached) and report.status == "completed" \
+                    and not self._reached(reached, goal):
+                report.failures.append(GOAL_FALSE)
+                report.status = "failed"
+                if report.replans >= max_replans:
+                    report.message = f"stopped: {GOAL_FALSE} (after {report.replans} replans)"
+                    break
+                self._settle(goal)
+                report.replans += 1
+                plan = replan()
+                if plan is None:
+                    report.message = f"stopped: {GOAL_FALSE}; replanning found no plan"
+                    break
+                report = _merged(report, run_plan(self.replica, steps, plan, task_ref=ident, replan=replan,
+                                                  max_replans=max_replans - report.replans))
         finally:
             self._finish(adapter)
         run_seconds = time.perf_counter() - started
@@ -162,6 +184,33 @@ class ExecutorNode(L3mpNode):
         if report.status == "completed":
             return m.result(m.EXECUTE, ident, True, **fields)
         return m.error(m.EXECUTE, ident, "cancelled" if self._cancel.is_set() else "failed", report.message, **fields)
+
+    def _reached(self, reached: Callable[[str], Any], goal: str) -> bool:
+        """The adapter's ``reached(goal)``; a crash is logged and counts as reached (the plan's outcome stands)."""
+        try:
+            return bool(reached(goal))
+        except Exception as exc:  # a plug-in's crash must not turn a completed plan into a failure
+            self.get_logger().warning(f"adapter {self.params['adapter']!r}: reached() failed: "
+                                      f"{type(exc).__name__}: {exc}")
+            return True
+
+    def _settle(self, goal: str) -> None:
+        """Before re-planning for a goal the robot saw false: wait (at most ack_timeout_s) until this node's replica
+        of the world model has it false too, so what the robot saw is in the world model the planner follows, and
+        the new plan runs from it here."""
+        deadline = time.monotonic() + self.params["ack_timeout_s"]
+        while True:
+            self.follower.poll()
+            try:
+                if not validate_plan(self.domain, self.replica.graph, [], goal).valid:
+                    return
+            except L3mpError:  # a goal that cannot be checked here: the planner says why
+                return
+            if time.monotonic() >= deadline or self._cancel.is_set():
+                break
+            time.sleep(SETTLE_POLL_S)
+        self.get_logger().warning(f"the robot sees the goal {goal} false, but the world model still has it true "
+                                  f"after {self.params['ack_timeout_s']} s (ack_timeout_s); re-planning anyway")
 
     def _finish(self, adapter: Any) -> None:
         """The adapter's ``finish()``, if it has one; its failure is logged (the plan's outcome stands)."""
@@ -250,6 +299,17 @@ class _Reporting:
         self._publish({"plan_id": self._plan_id, "action": action, "ok": outcome.ok, "message": outcome.message,
                        "seconds": round(took, 4), "time": time.time()})
         return outcome
+
+
+def _merged(before: ExecutionReport, after: ExecutionReport) -> ExecutionReport:
+    """One report of a plan's run and of the run of the plan made after it."""
+    merged = ExecutionReport(after.status, [*before.steps, *after.steps], [*before.failures, *after.failures],
+                             before.replans + after.replans, after.message)
+    if merged.status == "completed":
+        merged.message = f"completed: {merged.steps_done} step(s), {merged.replans} replan(s)"
+    else:
+        merged.message = after.message.replace(f"(after {after.replans} replans)", f"(after {merged.replans} replans)")
+    return merged
 
 
 def _outcome(reply: dict[str, Any]) -> Outcome:

@@ -123,7 +123,9 @@ def make(context: Any) -> ThorExecutor:
     and the plan with its goal (`l3mp.ros.adapters.AdapterContext`). With a goal, what the agent sees is checked
     against the rest of the plan before each action, as `l3mp thor` does: a surprise that breaks it (the cup
     found dirty on arrival) fails the action, and the executor node re-plans (then calls `expect` with the new
-    plan); its `finish` perceives the last action's event at the plan's end."""
+    plan); when a plan has run to its end, its `reached(goal)` perceives the last action's event and checks the
+    goal in what the agent saw (False re-plans too); its `finish` perceives the last action's event at the
+    plan's end."""
     executor = shared_link(context.domain, context.options).executor_for(context.believed)
     goal, plan = getattr(context, "goal", None), getattr(context, "plan", ())
     if goal is not None:

@@ -4,6 +4,7 @@
 previous one (so what the agent saw on arrival is in the world model before it acts); when what it saw breaks
 the action's preconditions, or the rest of the plan (`expect`), the action fails without running and run_plan
 re-plans. A step whose ``lastActionSuccess`` is false fails the action, and its event is perceived at once.
+`reached(goal)` perceives the last action's event and says whether the goal holds in what was seen.
 """
 
 from __future__ import annotations
@@ -138,6 +139,19 @@ class ThorExecutor:
     def finish(self) -> None:
         """The end of a plan's run (the executor node calls it): perceive the last action's event."""
         self.flush()
+
+    def reached(self, goal: str) -> bool:
+        """Whether what the agent sees makes `goal` (PDDL) true: the last action's event is perceived first, then
+        the controller's latest event if another client stepped it since (each batch sent, and with the bridge
+        applied by the world model, before this returns); the goal is then checked against the belief, as
+        `ThorSession.goal_holds` does. The executor node asks this when a plan has run to its end, and re-plans
+        on False."""
+        with self.lock:
+            self.flush()
+            event = self._controller.last_event
+            if event is not None and event is not self._last_seen_event:
+                self._perceive(event)
+            return validate_plan(self._world.domain, self._world.graph, [], goal).valid
 
     def look(self) -> Observation | None:
         """Perceive the controller's latest event if no batch came from it yet (another client stepped it); the

@@ -13,11 +13,15 @@ from diagnostic_msgs.msg import DiagnosticArray
 
 from l3mp.ros import protocol as m
 from l3mp.ros.client import Client
+from l3mp.ros.executor_node import GOAL_FALSE
 from tests.helpers import F, snapshot
 from tests.llm.scripted_server import reply, slow
+from tests.ros import flaky_adapter
 from tests.ros.support import call_trigger, make_store, scripted_llm
 
 FLAKY = "tests.ros.flaky_adapter:make"
+WATCHING = "tests.ros.flaky_adapter:watching"
+"""The TEST DOUBLE robot with ``reached(goal)``: someone undoes what it did once (the lamp), always (the TV)."""
 SLOW_S = 5.0
 """How long the scripted LLM takes to answer in the tests that show nothing else waits for it."""
 
@@ -275,3 +279,69 @@ def test_a_slow_goal_from_the_llm_does_not_hold_up_the_planners_other_requests(r
     assert queued["queue_depth"] == 2
     slow_result, later = ros.result(m.PLANNER_PLAN, "t-slow"), ros.result(m.PLANNER_PLAN, "t-queued")
     assert not slow_result["ok"] and later["ok"] and quick["time"] < slow_result["time"] < later["time"]
+
+
+@pytest.fixture(scope="module")
+def watched(tmp_path_factory):
+    """World model, planner and executor with the TEST DOUBLE robot that looks when asked whether the goal holds
+    (`flaky_adapter.Watching`); what it sees goes to the world model's perception topic, as the AI2-THOR bridge
+    sends it, and is applied there before `reached` answers."""
+    domain_id = 1 + (int(os.environ["ROS_DOMAIN_ID"]) + 50) % 101  # not the other stacks'
+    undone = {"(light_on lamp2)": {"triplets": [["lamp2", "light_on", False]], "times": 1},
+              "(tv_on tv1)": {"triplets": [["tv1", "tv_on", False]], "times": 99}}
+    params = {"world_model": {"store_path": str(make_store(tmp_path_factory.mktemp("watched") / "world")),
+                              "fsync": False, "state_period_s": 0.05},
+              "planner": {"retrieval": "full", "planner": "fast-downward"},
+              "executor": {"adapter": WATCHING, "max_replans": 2, "adapter_options": json.dumps(
+                  {"unseen": undone, "reached_raises": ["(faucet_on faucet1)"]})}}
+    client = Client(("world_model", "planner", "executor"), params, domain_id=domain_id)
+
+    def seen(batch: dict) -> None:
+        client.publish(m.WORLD_MODEL_PERCEPTION, batch)
+        assert client.result(m.WORLD_MODEL_RESULTS, batch["observation_id"])["ok"]
+
+    flaky_adapter.SEEN = seen
+    yield client
+    flaky_adapter.SEEN = None
+    client.close()
+
+
+def test_a_plan_that_ends_with_the_goal_seen_false_is_replanned_until_it_holds(watched):
+    watched.publish(m.PLANNER_TASK, {"id": "w-lamp", "task": "light the bedroom", "goal": "(light_on lamp2)",
+                                     "retrieval": "full"})
+    first = watched.result(m.PLANNER_PLAN, "w-lamp")
+    done = watched.result(m.EXECUTOR_RESULT, "w-lamp")
+    assert done["ok"] and done["status"] == "completed", done
+    assert done["replans"] == 1 and done["failures"] == [GOAL_FALSE]
+    switch = "(turn_on_light the_robot lamp2 bedroom)"
+    assert first["plan"][-1] == switch and [s["action"] for s in done["steps"]] == [*first["plan"], switch]
+    assert done["message"] == f"completed: {len(first['plan']) + 1} step(s), 1 replan(s)"
+    # the robot's sighting reached the world model between the two plans, and the second plan's effect after it
+    world = watched.nodes["world_model"].world
+    assert world.graph.has_fact(F("light_on", "lamp2"))
+    seqs = [s["seq"] for s in done["steps"]]
+    seen = [r for r in (world.store.record(q) for q in range(seqs[-2] + 1, seqs[-1])) if r.source == "perception"]
+    assert len(seen) == 1 and seen[0].ref.startswith("seen-")
+    replans = [r for r in watched.received[m.PLANNER_PLAN] if r.get("task") == "light the bedroom"
+               and r is not first]
+    assert [r["plan"] for r in replans] == [[switch]]
+
+
+def test_a_goal_never_seen_true_stops_when_no_replan_is_left(watched):
+    watched.publish(m.PLANNER_TASK, {"id": "w-tv", "task": "turn the TV on", "goal": "(tv_on tv1)",
+                                     "retrieval": "full"})
+    done = watched.result(m.EXECUTOR_RESULT, "w-tv")
+    assert not done["ok"] and done["error"]["code"] == "failed" and done["replans"] == 2
+    assert done["failures"] == [GOAL_FALSE] * 3
+    assert done["error"]["message"] == f"stopped: {GOAL_FALSE} (after 2 replans)"
+    assert sum(s["action"] == "(turn_on_tv the_robot tv1 living_room)" for s in done["steps"]) == 3
+    assert not watched.nodes["world_model"].world.graph.has_fact(F("tv_on", "tv1"))
+
+
+def test_a_crash_in_reached_is_logged_and_the_plans_outcome_stands(watched):
+    watched.publish(m.PLANNER_TASK, {"id": "w-tap", "task": "run the tap", "goal": "(faucet_on faucet1)",
+                                     "retrieval": "full"})
+    done = watched.result(m.EXECUTOR_RESULT, "w-tap")
+    assert done["ok"] and done["status"] == "completed" and done["replans"] == 0 and done["failures"] == []
+    assert watched.nodes["world_model"].world.graph.has_fact(F("faucet_on", "faucet1"))
+

@@ -19,6 +19,7 @@ from l3mp.domain.triplets import Fact
 from l3mp.errors import L3mpError
 from l3mp.ros import protocol as m
 from l3mp.ros.client import Client
+from l3mp.ros.executor_node import GOAL_FALSE
 from l3mp.ros.main import bringup_args, node_factory
 from l3mp.ros.thor_bridge import hosted_args
 from l3mp.thor.adapter import close_links
@@ -29,6 +30,7 @@ from tests.thor.support import thor_domain
 SCENE = "FloorPlan1"
 SURVEY = f"{SCENE}:1"
 """The observation id of the link's first batch: its survey of the scene."""
+OPEN_FRIDGE = Fact("is_open", ("fridge_1",))
 SERVE_COFFEE = "(and (filled_with mug_1 coffee) (not (dirty mug_1)) (in mug_1 counter_top_2))"
 TIMEOUT_S = 40.0
 
@@ -155,6 +157,39 @@ def test_the_cup_found_dirty_on_arrival_replans_on_the_node_path_and_the_goal_is
     assert not graph.has_fact(Fact("dirty", ("mug_1",)))
     assert graph == truth(link).graph  # the last step's event was perceived and published before the result
 
+
+
+def test_a_goal_undone_after_the_last_action_is_seen_and_replanned_on_the_node_path(full_stack, monkeypatch):
+    survey = full_stack.result(m.WORLD_MODEL_RESULTS, SURVEY, TIMEOUT_S)
+    assert survey["ok"], survey
+    link = full_stack.nodes["thor_bridge"].link
+    world = full_stack.nodes["world_model"].world
+    assert world.graph.has_fact(Fact("openable", ("fridge_1",))) and not world.graph.has_fact(OPEN_FRIDGE)
+    fridge, step, undone = link.perception.namer.object_id("fridge_1"), link.controller.step, []
+
+    def shut_once(action: dict) -> object:
+        """TEST DOUBLE: someone shuts the fridge right after the agent first opens it (the stand-in controller)."""
+        event = step(action)
+        if action.get("action") == "OpenObject" and action.get("objectId") == fridge and not undone:
+            undone.append(step({"action": "CloseObject", "objectId": fridge}).metadata["lastActionSuccess"])
+        return event
+
+    monkeypatch.setattr(link.controller, "step", shut_once)
+    full_stack.publish(m.PLANNER_TASK, {"id": "t-fridge", "task": "open the fridge", "execute": True,
+                                        "goal": "(is_open fridge_1)", "retrieval": "full"})
+    first = full_stack.result(m.PLANNER_PLAN, "t-fridge", TIMEOUT_S)
+    assert first["ok"] and first["plan"][-1].startswith("(open the_robot fridge_1"), first
+    result = full_stack.result(m.EXECUTOR_RESULT, "t-fridge", TIMEOUT_S)
+    assert undone == [True]
+    assert result["ok"] and result["status"] == "completed", result
+    assert result["replans"] == 1 and result["failures"] == [GOAL_FALSE]
+    actions = [s["action"] for s in result["steps"]]
+    assert actions == [*first["plan"], first["plan"][-1]]  # the agent stands at the fridge: it opens it again
+    assert world.graph.has_fact(OPEN_FRIDGE)
+    assert world.graph == truth(link).graph  # what the agent saw, and the second opening, reached the world model
+    history = [world.store.record(s["seq"]) for s in result["steps"][-2:]]
+    between = [world.store.record(q) for q in range(history[0].seq + 1, history[1].seq)]
+    assert [r.source for r in between] == ["perception"] and not between[0].delta.add
 
 def test_a_hosted_executor_gets_the_process_arguments_without_the_node_name():
     argv = ["l3mp-thor-bridge", "--ros-args", "-r", "__node:=thor_bridge", "-r", "__ns:=/robot1", "--params-file",

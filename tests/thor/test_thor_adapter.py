@@ -102,3 +102,32 @@ def test_with_the_goal_the_adapter_fails_the_step_a_surprise_breaks():
         assert without.execute(plan[-1]).ok  # the dirty mug is picked up
     finally:
         close_links()
+
+
+def test_reached_perceives_the_last_event_and_checks_the_goal_in_what_the_agent_saw():
+    """The executor node asks `reached(goal)` when a plan has run to its end: the fridge the agent opened, shut
+    again by someone before it looked (the TEST DOUBLE controller stepped by the test), is seen shut, the batch
+    is sent (the world model fed by the link has it) and the goal is false; opened again, it holds."""
+    options = {"scene": "FloorPlan1", "offline": True}
+    world = WorldModel(thor_domain())
+    link = shared_link(thor_domain(), options)
+    try:
+        link.listen(world.perceive)
+        goal, is_open = "(is_open fridge_1)", Fact("is_open", ("fridge_1",))
+        plan = TaskPlanner(world, None, FullRetriever()).plan(goal, goal=goal).plan
+        assert plan and plan[-1].startswith("(open the_robot fridge_1")
+        executor = make(AdapterContext(thor_domain(), world.graph.copy(), dict(options), goal=goal, plan=tuple(plan)))
+        assert run_plan(world, executor, plan).status == "completed" and world.graph.has_fact(is_open)
+        fridge = link.perception.namer.object_id("fridge_1")
+        with link.executor.lock:
+            assert link.controller.step({"action": "CloseObject", "objectId": fridge}).metadata["lastActionSuccess"]
+        sent = len(executor.perceived)
+        assert executor.reached(goal) is False
+        assert len(executor.perceived) == sent + 1 and not world.graph.has_fact(is_open)
+        assert executor.reached(goal) is False and len(executor.perceived) == sent + 1  # nothing new to perceive
+        assert run_plan(world, executor, plan[-1:]).status == "completed"
+        assert executor.reached(goal) is True and world.graph.has_fact(is_open)
+        executor.finish()
+        assert executor.rejected == []
+    finally:
+        close_links()
