@@ -29,8 +29,8 @@ _NEEDS = {"forall": ("universal-preconditions", "quantified-preconditions"),
 """The requirements (any one of them) under which a goal may use each quantifier."""
 
 SYSTEM = """You turn a task for a household robot into the goal of a PDDL planning problem: the facts that \
-must hold once the task is done. Answer with a list of literals; each names a predicate, its arguments, whether \
-it is negated, and a short quote (a few words) of the task that asks for it.
+must hold once the task is done. Answer with a list of literals; each names a predicate, its arguments and \
+whether it is negated.
 
 Rules:
 - Describe the state after the task, not the steps. Say only what the task asks for; never copy facts that \
@@ -201,8 +201,7 @@ class GoalGenerator:
         for name, predicate in sorted(self.domain.predicates.items()):
             options = [self._choices(graph, context, type_) for type_ in predicate.types]
             if all(options):
-                variants.append(literal_variant(name, options, {"negated": {"type": "boolean"},
-                                                                      "quote": {"type": "string"}}))
+                variants.append(literal_variant(name, options, {"negated": {"type": "boolean"}}))
         literal = {"anyOf": variants} if variants else {"type": "object"}
         return {
             "type": "object",
@@ -260,7 +259,7 @@ class GoalGenerator:
 
     def _literal(self, item: Any, graph: WorldGraph, context: set[str]) -> tuple[Literal | None, str]:
         if not isinstance(item, dict) or not isinstance(item.get("args"), list):
-            return None, 'write a literal as {"predicate": ..., "args": [...], "negated": ..., "quote": ...}'
+            return None, 'write a literal as {"predicate": ..., "args": [...], "negated": ...}'
         name = item.get("predicate")
         predicate = self.domain.predicate(name) if isinstance(name, str) else None
         if predicate is None:
@@ -308,12 +307,12 @@ def goal_example_text(example: Any) -> str:
     try:
         entities = [f"{name} ({spec['type']}): {spec.get('label', '')}" for name, spec in example["entities"].items()]
         facts = [fact_from_triplet(t)[0] for t in example["facts"]]
-        tasks = [(task["text"], {"literals": [{k: lit[k] for k in ("predicate", "args", "negated", "quote")}
+        tasks = [(task["text"], {"literals": [{k: lit[k] for k in ("predicate", "args", "negated")}
                                               for lit in task["answer"]]}) for task in example["tasks"]]
     except (KeyError, TypeError, AttributeError, FormatError) as exc:
         raise DomainError(f"malformed goal example in the domain's examples file ({type(exc).__name__}: {exc}); "
                           "it needs entities {name: {type, label}}, facts [[s, p, o]] and tasks [{text, answer: "
-                          "[{predicate, args, negated, quote}]}]") from None
+                          "[{predicate, args, negated}]}]") from None
     lines = ["Worked examples (a different, example home):", "Entities:", *entities,
              "Facts that hold now:", *sorted(str(f) for f in facts)]
     for text, answer in tasks:

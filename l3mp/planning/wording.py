@@ -125,19 +125,22 @@ def coverage_problems(wording: Wording, literals: Sequence[Literal], graph: Worl
         return []
     groups = iter(_groups(wording, graph, rules, lexicon))
     named: set[str] = {speaker} if speaker else set()
+    moved: set[str] = set()  # before a place narrowed them: the place may be where they go ("the mug in the sink")
     places: set[str] = set()
     for m in wording.mentions:
         if m.plural and m.qualifies is None and m.candidates:
             named |= next(groups, frozenset(m.candidates))
         else:
-            named |= {*m.candidates, *m.alternatives, *m.broader}
+            named |= set(m.candidates)
+            moved |= set(m.alternatives)
         if m.candidates and all(any(_is(graph, domain, n, k) for k in _PLACE_KINDS) for n in m.candidates):
             places |= set(m.candidates)
     out = []
     for lit in literals:
         position = 1 if lit.predicate == "has" and len(lit.args) == 2 else 0
         thing = lit.args[position] if len(lit.args) > position else ""
-        if not thing or thing.startswith(WILDCARD) or thing in named or thing in domain.constants:
+        if not thing or thing.startswith(WILDCARD) or thing in named or thing in domain.constants or (
+                thing in moved and len(lit.args) == 2):
             continue
         if places_of(graph, rules, thing) & places:
             continue
