@@ -217,6 +217,8 @@ class _Run:
             last = self.attempts[-1]
             if last.problems and last.problems[0].startswith("LLM "):
                 return self.result(DECLINED, last.problems[0])
+            if number > 1 and last.answer == self.attempts[-2].answer:
+                break  # the same answer after being told its problems: another try would repeat it
             messages = retry_messages(messages, last.answer, last.problems, what="Your update",
                                       again="Answer again with the complete corrected update.")
         if self.unsure:
