@@ -24,13 +24,15 @@ from l3mp.world.graph import WorldGraph
 WILDCARD = "ALL_"
 """Prefix of the argument that stands for every object of a type (``ALL_light``), turned into ``forall``."""
 
+MAX_LITERALS = 12
+"""The most literals a goal answer may list (a small model may otherwise write the same ones on and on)."""
 _NEEDS = {"forall": ("universal-preconditions", "quantified-preconditions"),
           "exists": ("existential-preconditions", "quantified-preconditions")}
 """The requirements (any one of them) under which a goal may use each quantifier."""
 
 SYSTEM = """You turn a task for a household robot into the goal of a PDDL planning problem: the facts that \
-must hold once the task is done. Answer with a list of literals; each names a predicate, its arguments and \
-whether it is negated.
+must hold once the task is done. Answer with a list of literals; each names a predicate, its arguments, whether \
+it is negated, and a short quote (a few words) of the task that asks for it.
 
 Rules:
 - Describe the state after the task, not the steps. Say only what the task asks for; never copy facts that \
@@ -201,11 +203,12 @@ class GoalGenerator:
         for name, predicate in sorted(self.domain.predicates.items()):
             options = [self._choices(graph, context, type_) for type_ in predicate.types]
             if all(options):
-                variants.append(literal_variant(name, options, {"negated": {"type": "boolean"}}))
+                variants.append(literal_variant(name, options, {"negated": {"type": "boolean"},
+                                                                      "quote": {"type": "string"}}))
         literal = {"anyOf": variants} if variants else {"type": "object"}
         return {
             "type": "object",
-            "properties": {"literals": {"type": "array", "items": literal, "minItems": 1}},
+            "properties": {"literals": {"type": "array", "items": literal, "minItems": 1, "maxItems": MAX_LITERALS}},
             "required": ["literals"],
             "additionalProperties": False,
         }
@@ -259,7 +262,7 @@ class GoalGenerator:
 
     def _literal(self, item: Any, graph: WorldGraph, context: set[str]) -> tuple[Literal | None, str]:
         if not isinstance(item, dict) or not isinstance(item.get("args"), list):
-            return None, 'write a literal as {"predicate": ..., "args": [...], "negated": ...}'
+            return None, 'write a literal as {"predicate": ..., "args": [...], "negated": ..., "quote": ...}'
         name = item.get("predicate")
         predicate = self.domain.predicate(name) if isinstance(name, str) else None
         if predicate is None:
@@ -307,12 +310,12 @@ def goal_example_text(example: Any) -> str:
     try:
         entities = [f"{name} ({spec['type']}): {spec.get('label', '')}" for name, spec in example["entities"].items()]
         facts = [fact_from_triplet(t)[0] for t in example["facts"]]
-        tasks = [(task["text"], {"literals": [{k: lit[k] for k in ("predicate", "args", "negated")}
+        tasks = [(task["text"], {"literals": [{k: lit[k] for k in ("predicate", "args", "negated", "quote")}
                                               for lit in task["answer"]]}) for task in example["tasks"]]
     except (KeyError, TypeError, AttributeError, FormatError) as exc:
         raise DomainError(f"malformed goal example in the domain's examples file ({type(exc).__name__}: {exc}); "
                           "it needs entities {name: {type, label}}, facts [[s, p, o]] and tasks [{text, answer: "
-                          "[{predicate, args, negated}]}]") from None
+                          "[{predicate, args, negated, quote}]}]") from None
     lines = ["Worked examples (a different, example home):", "Entities:", *entities,
              "Facts that hold now:", *sorted(str(f) for f in facts)]
     for text, answer in tasks:

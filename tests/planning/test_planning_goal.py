@@ -155,7 +155,7 @@ def test_the_domains_worked_goal_examples_are_in_the_fixed_part_of_the_prompt(se
     example = with_examples[len(without):]
     assert "Worked examples (a different, example home):" in example and "(is_open fridge_1)" in example
     assert ('Task: Tom is thirsty, bring him the lemonade.\nAnswer: {"literals": [{"predicate": "has", '
-            '"args": ["tom", "lemonade_1"], "negated": false}]}') in example
+            '"args": ["tom", "lemonade_1"], "negated": false, "quote": "bring him the lemonade"}]}') in example
     assert '"args": ["ALL_light"], "negated": true' in example
     assert "Worked examples" not in without
 
