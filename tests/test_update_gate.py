@@ -84,7 +84,7 @@ def test_an_answer_the_text_does_not_explain_is_declined_with_nothing_applied():
     updater = NLUpdater(world, llm, make_retriever("full", llm=llm, domain=world.domain), read_text=False)
     result = updater.update("Alice is still in the kitchen.")
     assert result.outcome == DECLINED and "unsure what the text changed" in result.reason
-    assert "still" in result.reason and snapshot(world.graph) == before and len(result.attempts) == 2  # a repeat ends it
+    assert "still" in result.reason and snapshot(world.graph) == before and len(result.attempts) == 2
 
 
 def test_being_somewhere_that_one_alike_thing_already_is_moves_nothing():
