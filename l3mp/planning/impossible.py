@@ -52,6 +52,8 @@ _PLACE_WORDS = frozenset({"in", "inside", "into", "on", "onto", "to", "at", "fro
 """Words before a place the request acts with or at ("in the microwave"); not those that only say which thing is
 meant ("the lamp next to the bed", "near the window"): the thing may be there whatever the memory calls the place."""
 _BESIDE = frozenset({"next", "close", "near", "beside", "behind", "under", "over", "above", "by"})
+_EVERYTHING = frozenset({"everything", "anything", "something", "stuff", "things", "whatever"})
+"""Words for whatever is at a place ("everything in the kitchen"): a state word then is for those things."""
 LOCATED = frozenset({"in", "inside", "at", "on"})
 """Words after a thing that say where the thing is ("the TV in the kitchen")."""
 NO_SKILL = frozenset({"vacuum", "hoover", "mop", "sweep", "dust", "iron", "cook", "bake", "fry", "boil", "roast",
@@ -224,8 +226,8 @@ def _state_not_for(words: list[str], clause: Clause, mentions: Sequence[Mention]
                    domain: Domain, lexicon: Lexicon) -> str | None:
     """A state word of the clause ("wash", "open", "off") that fits none of the things the clause names."""
     things = _things(mentions, clause)
-    if not things:
-        return None
+    if not things or _EVERYTHING & set(words[clause.start:clause.end]):
+        return None  # "turn off everything in living room 2": the room's things, not the room
     for i in range(clause.start, clause.end):
         predicates = [p for p, signs in lexicon.states.items() if signs_in(words, i, i + 1, signs)
                       and domain.predicate(p) is not None and domain.predicate(p).arity == 1]

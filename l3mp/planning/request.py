@@ -128,6 +128,8 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
         mentions = grounder.ground(text, graph)
     reading = read(text, mentions, graph, domain, rules, grounder.lexicon, request=True, speaker=speaker)
     if reading is None or not reading.stated:
+        if not keeps and _EVERYTHING & set(tokens(text)):
+            return everything_at(text, mentions, graph, domain, rules, grounder.lexicon)
         return None if keeps else (complaint_reading(task, mentions, graph, domain, rules, grounder.lexicon,
                                                      speaker=speaker)
                                    or group_move(task, mentions, graph, domain, rules, grounder.lexicon))
@@ -660,6 +662,12 @@ def group_move(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain
     source, target = (sources[0] if sources else None), targets[0]
     members = list(group.candidates)
     if source is not None:
+        at = [p for p in (*source.candidates, *source.broader) if any(p in places_of(graph, rules, n)
+                                                                      for n in members)]
+        if len(dict.fromkeys(at)) > 1:  # "the drinks from the coffee table" with drinks on two of them: which?
+            labels = [f"the {graph.entity_attrs(p).get('label') or p}" for p in dict.fromkeys(at)]
+            return RequestReading(ASKED, question=f"Which {source.words} do you mean: {', '.join(labels[:-1])} "
+                                                  f"or {labels[-1]}?")
         members = [n for n in members if places_of(graph, rules, n) & set(source.candidates)] or [
             n for n in members if places_of(graph, rules, n) & set(source.broader)]
     stated = []
@@ -669,6 +677,34 @@ def group_move(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain
         if fact is None:
             return None
         stated.append(Stated(fact, True))
+    if not stated:
+        return None
+    return _answer(stated, (), changes=any(st.is_change(graph) for st in stated))
+
+
+_EVERYTHING = frozenset({"everything", "anything"})
+
+
+def everything_at(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain, rules: RuleSet,
+                  lexicon: Lexicon) -> RequestReading | None:
+    """"Turn off everything in living room 2": every thing in the one room named that has a state the request's
+    words ask for ("off": lights, TVs, taps), in that state (None when the request is not just that)."""
+    words = tokens(task)
+    covered = {i for m in mentions for i in range(m.start, m.end)}
+    asking = [c for c in clauses_of(task, words, covered) if c.verb is not None]
+    rooms = [m for m in mentions if m.candidates and _is_kind(graph, domain, m.candidates[0], "room")]
+    if len(asking) != 1 or len(rooms) != 1 or len(rooms[0].candidates) != 1 or len(mentions) != 1:
+        return None
+    clause = asking[0]
+    wanted: dict[str, bool] = {}
+    for i in range(clause.start, clause.end):
+        for predicate, signs in lexicon.states.items():
+            found = meaning.signs_in(words, i, i + 1, signs)
+            if len(found) == 1 and _fits_type(domain, predicate):
+                wanted[predicate] = next(iter(found))
+    room = rooms[0].candidates[0]
+    stated = [Stated(Fact(p, (n,)), sign) for p, sign in sorted(wanted.items()) for n in sorted(graph.entities())
+              if _fits(graph, domain, n, p) and room in places_of(graph, rules, n)]
     if not stated:
         return None
     return _answer(stated, (), changes=any(st.is_change(graph) for st in stated))

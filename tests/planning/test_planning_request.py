@@ -89,6 +89,8 @@ def reading(text: str, speaker: str | None = None):
     # a clause that only says a state of the thing the other asks about ("it")
     ("The pink smartphone is ringing, could you answer it?", None, "(not (ringing pink_smartphone_1))"),
     ("Close the pantry in kitchen 2, it has been open all day.", None, "(not (is_open pantry_2))"),
+    # everything in a room that the state word fits
+    ("Turn off everything in bedroom 2.", None, "(and (not (light_on desk_lamp_1)) (not (light_on overhead_light_6)))"),
     # who wants a thing, or gets it brought, is given it; things listed with commas
     ("Jessica wants the small yogurt from the fridge in kitchen 1.", None, "(has jessica small_yogurt_1)"),
     ("Get the water bottle for Jessica.", None, "(has jessica water_bottle_1)"),
@@ -115,6 +117,8 @@ def test_alike_things_of_which_one_would_change_need_no_question():
     assert found is not None and found.outcome == ASKED
     found = reading("Turn on the overhead light.")  # of seven overhead lights, six are off: ask
     assert found is not None and found.outcome == ASKED
+    found = reading("Put all the books from the bookshelf on the workbench.")  # books on three bookshelves: ask
+    assert found is not None and found.outcome == ASKED and found.question.startswith("Which bookshelf")
     found = reading("The blue phone is ringing, answer it.")  # "it" is the blue phone; both ring: ask
     assert found is not None and found.outcome == ASKED and found.question.startswith("Which phone")
 
@@ -179,6 +183,8 @@ def test_what_this_home_cannot_do_is_said_so_with_the_reason(text, said):
     "Give Jessica the orange comic book.",  # "orange" and the noun after it name a thing of the memory
     "Put the TV on, please.",  # a verb of moving with a state word: switching the TV on
     "Bring me the small apple juice now.",  # a word after the thing that is no noun
+    "Turn off everything in bedroom 2.",  # the room's things, not the room, are to be off
+    "Turn off the lights, except the one in bedroom 1.",  # "the one": a light, no missing thing
 ])
 def test_words_that_name_no_missing_thing_do_not_make_a_request_impossible(text):
     found = reading(text)
