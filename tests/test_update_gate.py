@@ -136,3 +136,9 @@ def test_a_verb_of_moving_does_not_explain_who_has_it():
     problems = _check("Alice put the book on the shelf.", [Stated(F("has", "alice", "book1"), True)])
     assert problems and "no word of the text moves" in problems[0]
     assert _check("Alice put the book on the shelf.", [Stated(F("on", "book1", "shelf1"), True)]) == []
+
+
+def test_a_state_word_that_fits_things_of_two_kinds_is_covered_by_one():
+    graph = house_graph()
+    graph.add_fact(F("tv_on", "tv1"))
+    assert _check("Alice switched off the lamp next to the TV.", [Stated(F("light_on", "lamp1"), False)], graph) == []

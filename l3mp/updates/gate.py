@@ -184,25 +184,38 @@ def _all(graph: WorldGraph, domain: Domain, names: frozenset[str], type_: str) -
 
 def _uncovered(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[_Ref], sign_words: list[str],
                lexicon: Lexicon, graph: WorldGraph, domain: Domain) -> list[str]:
-    """State words of a clause that fit a thing it names, which the answer does not state (and memory does not
-    already have)."""
+    """State words of a clause that fit things it names, which the answer does not state (and memory does not
+    already have). A word that may say the state of things of several kinds ("off": a lamp or the TV) is covered
+    when the things of one kind are ("turned off the lamp next to the TV" need not switch the TV off)."""
     said = {(s.fact, s.true) for s in stated}
-    out = []
+
+    def covered(predicate: str, sign: bool, ref: _Ref) -> bool:
+        facts = [Fact(predicate, (n,)) for n in ref.names]
+        return any((f, sign) in said or graph.has_fact(f) == sign for f in facts)
+
+    out: list[str] = []
     for start, end in spans:
         here = [r for r in refs if start <= r.start < end and not r.describes and not r.source]
-        for predicate, signs in lexicon.states.items():
-            declared = domain.predicate(predicate)
-            found = signs_in(sign_words, start, end, signs)
-            if declared is None or declared.arity != 1 or len(found) != 1:
+        for i in range(start, end):
+            options = []
+            for predicate, signs in lexicon.states.items():
+                declared = domain.predicate(predicate)
+                found = signs_in(sign_words, i, i + 1, signs)
+                if declared is None or declared.arity != 1 or len(found) != 1:
+                    continue
+                fitting = [r for r in here if all(domain.is_subtype(graph.entity_type(n) or "", declared.types[0])
+                                                  for n in r.names)]
+                if fitting:
+                    options.append((predicate, next(iter(found)), fitting))
+            if not options or any(all(covered(p, sign, r) for r in fitting) for p, sign, fitting in options):
                 continue
-            sign = next(iter(found))
-            fitting = [r for r in here if all(domain.is_subtype(graph.entity_type(n) or "", declared.types[0])
-                                              for n in r.names)]
-            for ref in fitting:
-                facts = [Fact(predicate, (n,)) for n in sorted(ref.names)]
-                if not any((f, sign) in said or graph.has_fact(f) == sign for f in facts):
-                    out.append(f"the text says {_the(graph, facts[0].args[0]) if len(facts) == 1 else 'it'} "
-                               f"{'is now' if sign else 'is no longer'} {_state(predicate)}; your answer does not")
+            predicate, sign, fitting = options[0]
+            ref = next(r for r in fitting if not covered(predicate, sign, r))
+            names = sorted(ref.names)
+            message = (f"the text says {_the(graph, names[0]) if len(names) == 1 else 'it'} "
+                       f"{'is now' if sign else 'is no longer'} {_state(predicate)}; your answer does not")
+            if message not in out:
+                out.append(message)
     return out
 
 

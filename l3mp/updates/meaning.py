@@ -394,11 +394,12 @@ def places_for(thing: str, rule: CardinalityRule, named: set[str], graph: WorldG
 
 
 def is_source(words: list[str], start: int) -> bool:
-    """Whether a mention is where something came from ("from the shelf", "out of the fridge", "off the desk")."""
+    """Whether a mention is where something came from ("from the shelf", "out of the fridge", "off the desk"; not
+    "switched off the lamp")."""
     i = min(start, len(words)) - 1
     while i >= 0 and words[i] in _DETERMINERS:
         i -= 1
-    return i >= 0 and words[i] in _SOURCES
+    return i >= 0 and words[i] in _SOURCES and not (words[i] == "off" and i > 0 and words[i - 1] in _SWITCHES)
 
 
 def is_carried(words: list[str], mention: Mention, mentions: Sequence[Mention], graph: WorldGraph) -> bool:
