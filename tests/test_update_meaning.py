@@ -220,3 +220,19 @@ def test_a_thing_the_text_says_is_still_held_need_not_change():
     stated = [Stated(F("tv_on", "tv1"), True)]
     assert problems(Delta(add=(F("tv_on", "tv1"),)), stated, mentions, {n for m in mentions for n in m.candidates},
                     graph, household(), frozenset({"item"}), text) == []
+
+
+def test_of_alike_things_the_one_a_named_person_has():
+    graph = house_graph()
+    graph.add_entity("book2", "book", label="book")
+    graph.add_entity("book1", "book", label="book")
+    graph.remove_fact(F("on", "book1", "table1"))
+    graph.add_fact(F("has", "alice", "book1"))
+    graph.add_fact(F("on", "book2", "table1"))
+    mentions = Grounder(household(), household_rules()).ground("Alice put the book down on the shelf.", graph)
+    settled, question = resolve([Stated(F("on", "book2", "shelf1"), True)], mentions, graph, household(),
+                                household_rules())
+    assert settled == [Stated(F("on", "book1", "shelf1"), True)] and question is None
+    mentions = Grounder(household(), household_rules()).ground("Someone put the book on the shelf.", graph)
+    assert resolve([Stated(F("on", "book2", "shelf1"), True)], mentions, graph, household(),
+                   household_rules())[1].startswith("Which book")

@@ -175,6 +175,8 @@ def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph
         viable = sorted(c for c, s in scores.items() if s == best)
         if len(viable) > 1 and near and not all(_is_a(graph, domain, c, _THINGS) for c in viable):
             viable = _near_the_rest(viable, out, mention, pending, graph, rules) or viable
+        if len(viable) > 1 and near:
+            viable = _held_by_one_named(viable, mentions, graph, domain) or viable
         if len(viable) > 1:
             return stated, which(mention, viable, graph)
         out = _substitute(out, uses, viable[0])
@@ -201,6 +203,15 @@ def _widen_said_states(stated: list[Stated], mentions: Sequence[Mention], graph:
             out = [Stated(Fact(s.fact.predicate, tuple(options[0] if a == arg else a for a in s.fact.args)), s.true)
                    for s in out]
     return out, None
+
+
+def _held_by_one_named(viable: list[str], mentions: Sequence[Mention], graph: WorldGraph, domain: Domain) -> list[str]:
+    """Of alike things, the one a person the text names has, when exactly one is ("Sarah put the sparkling water
+    down": the one Sarah has)."""
+    people = {n for m in mentions if m.qualifies is None for n in m.candidates
+              if _is_a(graph, domain, n, frozenset({"person"}))}
+    held = [c for c in viable if any(graph.has_fact(Fact("has", (p, c))) for p in people)]
+    return held if len(held) == 1 else []
 
 
 def _near_the_rest(viable: list[str], stated: list[Stated], mention: Mention, pending: set[str], graph: WorldGraph,
