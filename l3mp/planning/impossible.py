@@ -157,7 +157,7 @@ def _missing_thing(words: list[str], clause: Clause, mentions: Sequence[Mention]
         phrase = []
         for j in range(i + 1, min(clause.end, i + 1 + PHRASE_WORDS)):
             if words[j] in STOPWORDS or words[j] in _PLACE_WORDS or words[j] in DETERMINERS or words[j] in (
-                    "for", "please", "that", "which", "who"):
+                    "for", "please", "that", "which", "who", "except", "excluding", "besides", "but"):
                 break
             phrase.append(j)
         if not phrase or any(j in covered for j in phrase) or words[phrase[-1]] in NOT_THINGS:
@@ -299,6 +299,11 @@ def _not_carried(words: list[str], clause: Clause, mentions: Sequence[Mention], 
     if not things:
         return None
     thing = things[0]
+    at = thing.start - 1
+    while at > verb and words[at] in DETERMINERS:
+        at -= 1
+    if words[at] == "from" or (words[at] == "of" and words[at - 1] == "out"):
+        return None  # "bring Jessica something from the fridge": where it is taken from
     between = words[verb + 1:thing.start]
     if not all(w in _PARTICLES | DETERMINERS for w in between) and not any(
             m.start > verb and m.end <= thing.start for m in after):

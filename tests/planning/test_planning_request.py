@@ -185,6 +185,8 @@ def test_what_this_home_cannot_do_is_said_so_with_the_reason(text, said):
     "Bring me the small apple juice now.",  # a word after the thing that is no noun
     "Turn off everything in bedroom 2.",  # the room's things, not the room, are to be off
     "Turn off the lights, except the one in bedroom 1.",  # "the one": a light, no missing thing
+    "Wash the dirty dishes except the ones on the dresser.",  # "except" ends the noun phrase
+    "Bring Jessica something to drink from the garage fridge.",  # the fridge is where it is taken from
 ])
 def test_words_that_name_no_missing_thing_do_not_make_a_request_impossible(text):
     found = reading(text)
