@@ -61,6 +61,11 @@ _FOR_PERSON = re.compile(r"\b(?P<verb>(?i:get|bring|fetch|grab|take))\s+"
 _WANTS = re.compile(r"^(?P<person>[A-Z][a-z]+)\s+(?:wants|would\s+like|could\s+use|is\s+asking\s+for|asked\s+for)\s+"
                     r"(?:her|his|the|a|an|some)\s+")
 """"Sarah wants her orange magazine": give Sarah the orange magazine (a name with its capital, opening it)."""
+_SAYS_WANTS = re.compile(r"^(?P<person>[A-Z][a-z]+)\s+(?:is|was|'s|feels|seems)\s[^,.;!?]*[,.;]\s*(?:he|she)\s+"
+                         r"(?:wants|would\s+like|could\s+use|needs)\s+(?:her|his|the|a|an|some)\s+")
+""""Michael is craving something sweet, he wants the chocolate bar": give Michael the chocolate bar."""
+_GO_AND = re.compile(r"\b(?:go|come)\s+and\s+", re.IGNORECASE)
+""""Go and get it": get it."""
 _NEEDED = {"scrub": "wash", "rins": "wash", "clos": "close", "shut": "close"}
 
 
@@ -72,6 +77,8 @@ def plain_request(task: str) -> str:
     text = _LISTED.sub(" and ", text)
     text = _FOR_PERSON.sub(lambda m: f"bring {m['person']} {m['what']}", text)
     text = _WANTS.sub(lambda m: f"give {m['person']} the ", text)
+    text = _SAYS_WANTS.sub(lambda m: f"give {m['person']} the ", text)
+    text = _GO_AND.sub("", text)
     needs = _NEEDS.match(text.strip())
     if needs:
         verb = needs["verb"].lower()
@@ -177,10 +184,14 @@ def _said_of_it(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
             return None  # a clause that says more than a state of the thing
     inside = ask.start <= thing.start < ask.end
     span = words[ask.start:ask.end]
+    ringing = lexicon.states.get("ringing", {}).get(True, frozenset())
+    if words[ask.verb] in lexicon.takes | {"pick"} and any(w in ringing for w in words[:ask.start] + words[ask.end:]):
+        span = ["answer" if i == ask.verb - ask.start else w for i, w in enumerate(span)]  # "get it": answer it
+        span = [w for w in span if w != "up"]
     if inside and not _IT & set(words[ask.start:ask.end]):
         return " ".join(span)
-    if inside or words[ask.verb] not in lexicon.answers | states | {"turn", "switch", "close", "shut", "open",
-                                                                     "wash", "clean"}:
+    if inside or span[ask.verb - ask.start] not in lexicon.answers | states | {"turn", "switch", "close", "shut",
+                                                                               "open", "wash", "clean"}:
         return None
     named = " ".join(words[thing.start:max(m.end for m in own)])
     if sum(w in _IT for w in span) != 1:

@@ -89,6 +89,9 @@ def reading(text: str, speaker: str | None = None):
     # a clause that only says a state of the thing the other asks about ("it")
     ("The pink smartphone is ringing, could you answer it?", None, "(not (ringing pink_smartphone_1))"),
     ("Close the pantry in kitchen 2, it has been open all day.", None, "(not (is_open pantry_2))"),
+    ("The pink smartphone is ringing, go and get it.", None, "(not (ringing pink_smartphone_1))"),
+    ("Jessica is hungry, she wants the small yogurt from the fridge in kitchen 1.", None,
+     "(has jessica small_yogurt_1)"),
     # everything in a room that the state word fits
     ("Turn off everything in bedroom 2.", None, "(and (not (light_on desk_lamp_1)) (not (light_on overhead_light_6)))"),
     # who wants a thing, or gets it brought, is given it; things listed with commas
