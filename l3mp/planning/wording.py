@@ -153,7 +153,8 @@ def coverage_problems(wording: Wording, literals: Sequence[Literal], graph: Worl
         span = wording.words[clause.start:clause.end]
         moving = bool((lexicon.moves - {"leave", "left"}) & set(span)) or "back" in span or "away" in span
         for m in things:
-            if not clause.start <= m.start < clause.end or _taken_from(wording.words, m.start):
+            if not clause.start <= m.start < clause.end or _taken_from(wording.words, m.start) or _beside_of(
+                    wording.words, m.start):
                 continue
             if any(_is(graph, domain, n, k) for n in m.candidates for k in _PLACE_KINDS) and (
                     not moving and _located_by(wording.words, m.start)):
@@ -172,6 +173,17 @@ def _taken_from(words: list[str], start: int) -> bool:
     while i >= 0 and words[i] in DETERMINERS:
         i -= 1
     return i >= 0 and (words[i] == "from" or (words[i] == "of" and i > 0 and words[i - 1] == "out"))
+
+
+_NEAR = frozenset({"near", "beside", "behind", "under", "above", "by", "with", "below", "opposite"})
+
+
+def _beside_of(words: list[str], start: int) -> bool:
+    """Whether a mention only says which thing is meant by what is near it ("the lamp next to the TV")."""
+    i = start - 1
+    while i >= 0 and words[i] in DETERMINERS:
+        i -= 1
+    return i >= 0 and (words[i] in _NEAR or (words[i] == "to" and i > 0 and words[i - 1] in {"next", "close"}))
 
 
 def _is(graph: WorldGraph, domain: Domain, name: str, kind: str) -> bool:

@@ -355,6 +355,15 @@ def test_a_model_goal_must_speak_of_what_the_request_speaks_of_and_of_nothing_el
     assert check(right) == []
 
 
+def test_a_thing_that_only_says_which_is_meant_need_not_be_in_the_model_goal():
+    world = _world()
+    grounder = Grounder(world.domain, world.verifier.rules)
+    text = "Turn off the bedside lamp next to the bookshelf in bedroom 1."
+    check = goal_problems(Wording.of(text, grounder.ground(text, world.graph)), world.graph, world.domain,
+                          world.verifier.rules, grounder.lexicon)
+    assert check([Literal("light_on", ("bedside_lamp_1",), True)]) == []
+
+
 def test_the_model_is_asked_again_when_its_goal_does_not_fit_the_words(server):
     everything = {"predicate": "light_on", "args": ["ALL_light"], "negated": False, "quote": "dark"}
     one = {"predicate": "light_on", "args": ["overhead_light_7"], "negated": False, "quote": "dark"}
