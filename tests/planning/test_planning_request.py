@@ -137,6 +137,7 @@ def test_a_request_that_holds_already_is_satisfied():
     ("Give me a hand with the dishes.", "jessica"),  # several things: not the first of them
     ("Leave the atlas on the counter in kitchen 1.", None),  # "leave" with a place: a move, not a keep
     ("Don't turn off the bedside lamp.", None),  # nothing else asked: the model reads it
+    ("Get the work light for Jessica.", None),  # impossible only in plainer words ("bring Jessica the light")
 ])
 def test_what_the_reading_cannot_be_sure_of_goes_to_the_model(text, speaker):
     assert reading(text, speaker) is None
