@@ -127,9 +127,11 @@ def coverage_problems(wording: Wording, literals: Sequence[Literal], graph: Worl
     named: set[str] = {speaker} if speaker else set()
     moved: set[str] = set()  # before a place narrowed them: the place may be where they go ("the mug in the sink")
     places: set[str] = set()
+    group_of: dict[int, frozenset[str]] = {}
     for m in wording.mentions:
         if m.plural and m.qualifies is None and m.candidates:
-            named |= next(groups, frozenset(m.candidates))
+            group_of[id(m)] = next(groups, frozenset(m.candidates))
+            named |= set(m.candidates)  # others of the group's kind are left out when settled (`within_groups`)
         else:
             named |= set(m.candidates)
             moved |= set(m.alternatives)
@@ -148,9 +150,9 @@ def coverage_problems(wording: Wording, literals: Sequence[Literal], graph: Worl
     used = {a for lit in literals for a in lit.args}
     wild = {a[len(WILDCARD):] for a in used if a.startswith(WILDCARD)}
     for clause in wording.clauses:
-        if clause.verb is None:
-            continue
         span = wording.words[clause.start:clause.end]
+        if clause.verb is None or _KEEPING & set(span):
+            continue  # what a clause asks to keep is added when settled (`l3mp.planning.request.apply_keeps`)
         moving = bool((lexicon.moves - {"leave", "left"}) & set(span)) or "back" in span or "away" in span
         for m in things:
             if not clause.start <= m.start < clause.end or _taken_from(wording.words, m.start) or _beside_of(
@@ -159,7 +161,7 @@ def coverage_problems(wording: Wording, literals: Sequence[Literal], graph: Worl
             if any(_is(graph, domain, n, k) for n in m.candidates for k in _PLACE_KINDS) and (
                     not moving and _located_by(wording.words, m.start)):
                 continue  # "wash the dishes in the sink": where they are
-            pool = {*m.candidates, *m.alternatives}
+            pool = group_of.get(id(m)) or {*m.candidates, *m.alternatives}
             if pool & used or any(domain.is_subtype(graph.entity_type(n) or "", t) for n in pool for t in wild):
                 continue
             out.append(f"the task names \"{m.words}\", but no literal is about it; add what the task asks of it")
@@ -175,6 +177,9 @@ def _taken_from(words: list[str], start: int) -> bool:
     return i >= 0 and (words[i] == "from" or (words[i] == "of" and i > 0 and words[i - 1] == "out"))
 
 
+_KEEPING = frozenset({"leave", "keep", "stay", "stays", "remain", "remains", "still", "except", "excluding",
+                      "besides", "not", "don", "dont", "never", "t"})
+"""Words of a clause that asks to keep something or not to do it."""
 _NEAR = frozenset({"near", "beside", "behind", "under", "above", "by", "with", "below", "opposite"})
 
 
