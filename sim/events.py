@@ -241,7 +241,9 @@ def _eat_drink(d: Draw) -> Event | None:
 
 
 def _dirty_dish(d: Draw) -> Event | None:
-    dish = d.pick([x for x in d.state.of_type("dish") if not d.state.holds("dirty", x)])
+    # not one the robot holds: a person cannot eat from it and leave it in the sink while it is in the robot's hand
+    dish = d.pick([x for x in d.state.of_type("dish") if not d.state.holds("dirty", x)
+                   and d.state.location(x).predicate != "holding"])
     person = d.pick(d.state.of_type("person"))
     if dish is None or person is None:
         return None

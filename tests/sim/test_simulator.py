@@ -184,3 +184,33 @@ def test_a_sentence_of_events_nets_their_changes() -> None:
     rings = Event("phone_rings", "d", (), (phone,), {"phone_1": "phone"})
     assert Delivery(1, "x", (on, off, answered, rings), "nl").delta().is_empty()
     assert Delivery(1, "x", (off, answered), "nl").delta().remove == (lamp, phone)
+
+
+def test_no_person_eats_from_a_dish_the_robot_holds():
+    """A dish in the robot's hand is never the dish of a dirty_dish event (moving it to the sink would leave the
+    robot's hand neither empty nor holding; found by the embedded-model evaluation of seed 3)."""
+    import random
+
+    from l3mp_sim.events import EVENT_KINDS, draw_event
+    from l3mp_sim.house import generate_house
+    from l3mp_sim.language import Words
+    from l3mp_sim.perception import perceive_house
+    from l3mp_sim.state import HouseState
+
+    from l3mp.domain.triplets import Fact
+    from tests.helpers import household
+
+    house = generate_house(seed=3)
+    graph = house.to_graph()
+    state = HouseState(graph, household())
+    clean = [x for x in state.of_type("dish") if not state.holds("dirty", x)]
+    held = clean[0]
+    graph.remove_fact(state.location(held))
+    graph.remove_fact(Fact("hand_empty", ("the_robot",)))
+    graph.add_fact(Fact("holding", ("the_robot", held)))
+    words = Words(perceive_house(house, mode="true", fraction=0.0, seed=3).words)
+    dishes = set()
+    for seed in range(200):
+        event = draw_event(state, words, random.Random(seed), kinds={"dirty_dish": EVENT_KINDS["dirty_dish"]})
+        dishes |= {f.args[0] for f in event.add if f.predicate == "dirty"}
+    assert held not in dishes and dishes
