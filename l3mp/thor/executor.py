@@ -143,9 +143,8 @@ class ThorExecutor:
     def reached(self, goal: str) -> bool:
         """Whether what the agent sees makes `goal` (PDDL) true: the last action's event is perceived first, then
         the controller's latest event if another client stepped it since (each batch sent, and with the bridge
-        applied by the world model, before this returns); the goal is then checked against the belief, as
-        `ThorSession.goal_holds` does. The executor node asks this when a plan has run to its end, and re-plans
-        on False."""
+        applied by the world model, before this returns); the goal is then checked against the belief. The
+        executor node and `ThorSession.run` ask this when a plan has run to its end, and re-plan on False."""
         with self.lock:
             self.flush()
             event = self._controller.last_event

@@ -17,7 +17,6 @@ from l3mp.domain.pddl_domain import Domain
 from l3mp.llm.types import LLM
 from l3mp.planning.execute import ExecutionReport, run_plan
 from l3mp.planning.pipeline import TaskPlanner
-from l3mp.planning.validate import validate_plan
 from l3mp.retrieval.full import FullRetriever
 from l3mp.thor.executor import Controller, ThorExecutor
 from l3mp.thor.perception import ThorPerception
@@ -96,10 +95,9 @@ class ThorSession:
             self.executor.expect(plan, goal_pddl)
             report = run_plan(self.world, self.executor, plan, task_ref=task, replan=replan,
                               max_replans=max_replans - run.replans)
-            self.executor.flush()
             run.replans += report.replans
             run.execution = _merged(run.execution, report)
-            run.goal_reached = self.goal_holds(goal_pddl)
+            run.goal_reached = self.executor.reached(goal_pddl)  # what the agent sees, as on the node path
             if run.goal_reached or report.status != "completed" or run.replans >= max_replans:
                 break
             run.execution.failures.append("the plan ran, but what the agent saw leaves the goal false")
@@ -112,11 +110,6 @@ class ThorSession:
         run.reason = run.reason or run.execution.message
         run.seconds = time.perf_counter() - started
         return run
-
-    def goal_holds(self, goal: str) -> bool:
-        """Whether `goal` (PDDL) is true in the belief."""
-        return validate_plan(self.world.domain, self.world.graph, [], goal).valid
-
 
 def _merged(before: ExecutionReport | None, after: ExecutionReport) -> ExecutionReport:
     if before is None:
