@@ -88,7 +88,7 @@ def test_counts_outcomes_and_category_coverage():
     dev, test = BENCH.split("dev"), BENCH.split("test")
     assert len(dev) + len(test) >= 80
     # DEV grows with each new kind of request a fix is written for (the cases come before the fix); TEST stays
-    assert 0.30 <= len(dev) / (len(dev) + len(test)) <= 0.50, f"DEV is {len(dev) / (len(dev) + len(test)):.0%}"
+    assert 0.30 <= len(dev) / (len(dev) + len(test)) <= 0.60, f"DEV is {len(dev) / (len(dev) + len(test)):.0%}"
     for split, cases, least in (("dev", dev, 1), ("test", test, 2)):
         counts = Counter(cat for c in cases for cat in c.categories)
         thin = {cat: counts[cat] for cat in CATEGORIES if counts[cat] < least}
