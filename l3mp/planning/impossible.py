@@ -13,7 +13,9 @@ clause: "bake a cake", "could you turn on the TV in the garage") to act on
 - a skill the robot does not have: "vacuum the living room", "iron my shirt", "water the plants" (`NO_SKILL`).
 
 A thing given to a person is acted on too ("give Sarah the orange juice" when the memory has no juice: "orange" of
-the orange magazine only describes it).
+the orange magazine only describes it). A thing of another kind is no substitute: "the orange juice" when the only
+juice is the apple juice (a word just before the thing's words that labels of the memory have, none of the things
+it may be has, and no other mention covers).
 
 Words for the whole home ("every light in the house") and a few nouns that are never things ("do me a favour")
 are no missing thing; a clause that only says what is so ("the pan needs a good scrub", "it's dark in the
@@ -93,6 +95,7 @@ def why_impossible(task: str, mentions: Sequence[Mention], graph: WorldGraph, do
         if clause.verb is None:
             continue
         why = (_missing_thing(words, clause, mentions, covered, known, graph, domain)
+               or _another_kind(words, clause, mentions, covered, known, graph, domain, lexicon)
                or _state_not_for(words, clause, mentions, graph, domain, lexicon)
                or _nothing_there(words, clause, mentions, graph, domain, rules, lexicon)
                or _not_carried(words, clause, mentions, graph, domain, lexicon)
@@ -167,6 +170,27 @@ def _missing_thing(words: list[str], clause: Clause, mentions: Sequence[Mention]
         if _of_a_known_thing(words, phrase[-1] + 1, clause.end, covered):
             continue  # "the washing up of the purple serving dish": what is done to a thing the memory has
         return f"there is no {' '.join(words[j] for j in phrase)} in memory"
+    return None
+
+
+def _another_kind(words: list[str], clause: Clause, mentions: Sequence[Mention], covered: set[int], known: set[str],
+                  graph: WorldGraph, domain: Domain, lexicon: Lexicon) -> str | None:
+    """A thing the clause names with a word before it that the memory's labels have but none of the things it may
+    be ("the orange juice" when the only juice is the small apple juice): not that thing."""
+    states = frozenset().union(*(w for signs in lexicon.states.values() for w in signs.values()))
+    types = frozenset(w for ws in lexicon.type_words.values() for w in ws)
+    for m in mentions:
+        at = m.start - 1
+        if not (clause.start <= at and m.end <= clause.end) or not m.candidates or at in covered:
+            continue
+        said = words[at]
+        if said not in known or said in DETERMINERS | STOPWORDS | states | types | _PARTICLES or said.isdigit():
+            continue
+        if any(_is(graph, domain, n, k) for n in m.candidates for k in ("person", "room")):
+            continue
+        if not any(said in tokens(label(graph, n)) for n in m.candidates):
+            only = " or ".join(f"the {label(graph, n)}" for n in m.candidates[:3])
+            return f"there is no {said} {m.words} in memory (only {only})"
     return None
 
 

@@ -28,7 +28,7 @@ from l3mp.planning.validate import Validation, validate_plan
 from l3mp.planning.wording import Wording, goal_problems
 from l3mp.retrieval.base import Retrieved, Retriever
 from l3mp.retrieval.context import context_entities
-from l3mp.retrieval.grounding import Grounder, Mention
+from l3mp.retrieval.grounding import Grounder, Mention, places_of
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import WorldModel
 
@@ -186,6 +186,22 @@ class TaskPlanner:
             return result
         return self._solve(result, graph, context)
 
+    def _tools(self, goal: str, graph: WorldGraph) -> set[str]:
+        """The fixtures the actions that reach the goal's predicates work with, of other types than those predicates
+        take (a sink and its faucet to wash a dish), and the rooms they are in: a dish on a desk is washed at a sink
+        that one hop of widening may not reach."""
+        domain = self.world.domain
+        used = {p for p in _NAME.findall(goal) if p in domain.predicates}
+        own = {t for p in used for t in domain.predicates[p].types}
+        if not domain.has_type("fixture"):
+            return set()
+        tools = {param.type.name for action in domain.up_problem.actions
+                 if any(e.fluent.fluent().name in used for e in action.effects) for param in action.parameters
+                 if domain.is_subtype(param.type.name, "fixture")
+                 and not any(domain.is_subtype(param.type.name, t) for t in own)}
+        names = {n for n in graph.entities() if (graph.entity_type(n) or "") in tools}
+        return names | {r for n in names for r in places_of(graph, self.world.verifier.rules, n)}
+
     def _given(self, goal: str, graph: WorldGraph) -> tuple[str | None, str]:
         try:
             return parse_goal(self.world.domain, goal, graph=graph), ""
@@ -229,7 +245,7 @@ class TaskPlanner:
                 result.validation = validate_plan(self.world.domain, graph, outcome.plan, goal)
             if outcome.status in ("timeout", "memout", "error") or (result.validation and result.validation.valid):
                 break
-            wider = self._wider(graph, problem, result.validation)
+            wider = self._wider(graph, problem, result.validation) | self._tools(goal, graph)
             if result.expansions >= self.max_expansions or wider <= context:
                 break
             notes.append(_expansion_note(outcome, result.validation, len(context), len(wider)))

@@ -67,6 +67,29 @@ _SAYS_WANTS = re.compile(r"^(?P<person>[A-Z][a-z]+)\s+(?:is|was|'s|feels|seems)\
 _GO_AND = re.compile(r"\b(?:go|come)\s+and\s+", re.IGNORECASE)
 """"Go and get it": get it."""
 _NEEDED = {"scrub": "wash", "rins": "wash", "clos": "close", "shut": "close"}
+_WASHING_UP = re.compile(r"\b(?:do|doing)\s+the\s+washing[\s-]+up\s+(?:of|for)\s+", re.IGNORECASE)
+""""Do the washing up of the grey plate": wash the grey plate."""
+_GO_FOR = re.compile(r"^I\s+(?:could|would|'d)\s+(?:really\s+|so\s+|totally\s+)?(?:go\s+for|do\s+with|use)\s+"
+                     r"(?:some|a|an|the)\s+(?=\w)", re.IGNORECASE)
+""""I could really go for some chocolate": bring me the chocolate (the speaker is "me")."""
+_PUT_ON = re.compile(r"\b(?:put|get)\s+(?P<what>(?:the|my|our)\s+[^,.;!?]+?)\s+on\b"
+                     r"(?=\s*(?:$|[,.;!?]|in\b|please\b|for\b))", re.IGNORECASE)
+""""Put the TV on in the living room" (on with no place after it): turn on the TV in the living room."""
+_RETURN = re.compile(r"\breturn(?=\s+(?:the|my|his|her|our|your|this|that)\s)", re.IGNORECASE)
+""""Return the atlas to the bookshelf": put the atlas on the bookshelf."""
+_WHICH_IS = re.compile(r"\b(?P<det>all\s+the|all|every|each|the)\s+(?P<noun>[a-z]+)\s+(?:that|which)"
+                       r"\s*(?:'s|'re|\s+is|\s+are)\s+(?:still\s+)?(?P<state>ringing|open|dirty)\b", re.IGNORECASE)
+""""All the phones that are ringing": all the ringing phones (the state said before the noun, as the reading takes
+it)."""
+_STILL_SO = re.compile(r"\s+(?:that|which)\s*(?:'s|'re|\s+is|\s+are)\s+(?:still\s+)?(?:open|on|running)\b",
+                       re.IGNORECASE)
+""""Close everything that's open", "turn off the lights that are on": what the verb changes is only what is so."""
+_NOBODY_LEFT = re.compile(r"\b(?:make\s+sure|check)\s+(?:that\s+)?(?:nobody|no\s+one|no-one|nobody's)\s+"
+                          r"(?:has\s+)?left\s+", re.IGNORECASE)
+""""Make sure nobody left the TV on": don't leave the TV on (the TV is to be off)."""
+_LEFT_IT = re.compile(r",\s+(?:I|we|he|she|they)\s+(?:left|put|dropped)\s+(?:it|them)\s+(?:on|in|at)\s+"
+                      r"(?P<place>(?:the|my|his|her|our)\s+[^,.;!?]+?)\s*(?=[.!?]?\s*$)", re.IGNORECASE)
+""""Bring me the smartphone, I left it on the desk in bedroom 2": the smartphone from the desk in bedroom 2."""
 
 
 def plain_request(task: str) -> str:
@@ -74,6 +97,14 @@ def plain_request(task: str) -> str:
     the fridge": close the fridge), words for the whole home dropped ("every light in the house"), what a thing
     needs said as the request to do it ("the pan needs a good scrub": wash the pan)."""
     text = _LYING.sub(" ", _WHOLE_HOME.sub("", _REMINDER.sub("", task)))
+    text = _WASHING_UP.sub("wash ", text)
+    text = _GO_FOR.sub("bring me the ", text)
+    text = _PUT_ON.sub(lambda m: f"turn on {m['what']}", text)
+    text = _RETURN.sub("put", text)
+    text = _WHICH_IS.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
+    text = _STILL_SO.sub("", text)
+    text = _NOBODY_LEFT.sub("don't leave ", text)
+    text = _LEFT_IT.sub(lambda m: f" from {m['place']}", text)
     text = _LISTED.sub(" and ", text)
     text = _FOR_PERSON.sub(lambda m: f"bring {m['person']} {m['what']}", text)
     text = _WANTS.sub(lambda m: f"give {m['person']} the ", text)
@@ -140,6 +171,8 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
     if reading is None or not reading.stated:
         if not keeps and _EVERYTHING & set(tokens(text)):
             return everything_at(text, mentions, graph, domain, rules, grounder.lexicon)
+        if not keeps and (kinds := kinds_at(text, mentions, graph, domain, rules, grounder.lexicon)):
+            return kinds
         return None if keeps else (complaint_reading(task, mentions, graph, domain, rules, grounder.lexicon,
                                                      speaker=speaker)
                                    or group_move(task, mentions, graph, domain, rules, grounder.lexicon))
@@ -702,23 +735,69 @@ _EVERYTHING = frozenset({"everything", "anything"})
 def everything_at(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain, rules: RuleSet,
                   lexicon: Lexicon) -> RequestReading | None:
     """"Turn off everything in living room 2": every thing in the one room named that has a state the request's
-    words ask for ("off": lights, TVs, taps), in that state (None when the request is not just that)."""
+    words ask for ("off": lights, TVs, taps), in that state; "close everything" (no place named): every such thing
+    of the home that is not in that state yet (None when the request is not just that)."""
     words = tokens(task)
     covered = {i for m in mentions for i in range(m.start, m.end)}
     asking = [c for c in clauses_of(task, words, covered) if c.verb is not None]
     rooms = [m for m in mentions if m.candidates and _is_kind(graph, domain, m.candidates[0], "room")]
-    if len(asking) != 1 or len(rooms) != 1 or len(rooms[0].candidates) != 1 or len(mentions) != 1:
+    if len(asking) != 1 or len(mentions) > 1 or (mentions and (len(rooms) != 1 or len(rooms[0].candidates) != 1)):
         return None
-    clause = asking[0]
+    wanted = _wanted(words, asking[0].start, asking[0].end, covered, lexicon, domain)
+    room = rooms[0].candidates[0] if rooms else None
+    stated = [Stated(Fact(p, (n,)), sign) for p, sign in sorted(wanted.items()) for n in sorted(graph.entities())
+              if _fits(graph, domain, n, p) and (room is None or room in places_of(graph, rules, n))]
+    if room is None:
+        stated = [st for st in stated if st.is_change(graph)] or stated
+    if not stated:
+        return None
+    return _answer(stated, (), changes=any(st.is_change(graph) for st in stated))
+
+
+def kinds_at(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain, rules: RuleSet,
+             lexicon: Lexicon) -> RequestReading | None:
+    """"Turn off all the lights and taps in bathroom 2": each thing of the kinds named in the one room named, in the
+    state the request's words ask for, and nothing of other kinds; "all lights and faucets" (no room): every thing
+    of each kind, as ``forall`` (None when the request is not just that: one clause asking, only groups of things of
+    one type each and at most one room)."""
+    words = tokens(task)
+    covered = {i for m in mentions for i in range(m.start, m.end)}
+    asking = [c for c in clauses_of(task, words, covered) if c.verb is not None]
+    rooms = [m for m in mentions if m.candidates and _is_kind(graph, domain, m.candidates[0], "room")]
+    groups = [m for m in mentions if m not in rooms]
+    room_at = mentions.index(rooms[0]) if len(rooms) == 1 and len(rooms[0].candidates) == 1 else None
+    if len(asking) != 1 or len(rooms) != (room_at is not None) or len(groups) < 2 or not all(
+            m.plural and m.candidates and m.qualifies in (None, room_at) for m in groups):
+        return None
+    wanted = _wanted(words, asking[0].start, asking[0].end, covered, lexicon, domain)
+    room = rooms[0].candidates[0] if rooms else None
+    stated: list[Stated] = []
+    quantified: list[Literal] = []
+    for group in groups:
+        pool = group.broader or group.alternatives or group.candidates
+        types = {graph.entity_type(n) for n in pool}
+        own = [Stated(Fact(p, (n,)), sign) for p, sign in sorted(wanted.items()) for n in sorted(pool)
+               if _fits(graph, domain, n, p) and (room is None or room in places_of(graph, rules, n))]
+        if not own or len(types) != 1:
+            return None
+        if room is None:
+            quantified += [Literal(p, (f"{WILDCARD}{next(iter(types))}",), not sign)
+                           for p, sign in sorted(wanted.items()) if any(st.fact.predicate == p for st in own)]
+        else:
+            stated += own
+    changes = any(st.is_change(graph) for st in stated) or not all(holds(lit, graph, domain) for lit in quantified)
+    return _answer(stated, quantified, changes=changes)
+
+
+def _wanted(words: list[str], start: int, end: int, covered: set[int], lexicon: Lexicon,
+            domain: Domain) -> dict[str, bool]:
+    """Unary predicate -> the sign the state words of a clause ask for ("off": every predicate "off" is a word of)."""
     wanted: dict[str, bool] = {}
-    for i in range(clause.start, clause.end):
+    for i in range(start, end):
+        if i in covered:
+            continue
         for predicate, signs in lexicon.states.items():
             found = meaning.signs_in(words, i, i + 1, signs)
             if len(found) == 1 and _fits_type(domain, predicate):
                 wanted[predicate] = next(iter(found))
-    room = rooms[0].candidates[0]
-    stated = [Stated(Fact(p, (n,)), sign) for p, sign in sorted(wanted.items()) for n in sorted(graph.entities())
-              if _fits(graph, domain, n, p) and room in places_of(graph, rules, n)]
-    if not stated:
-        return None
-    return _answer(stated, (), changes=any(st.is_change(graph) for st in stated))
+    return wanted
