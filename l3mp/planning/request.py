@@ -69,24 +69,30 @@ _GO_AND = re.compile(r"\b(?:go|come)\s+and\s+", re.IGNORECASE)
 _NEEDED = {"scrub": "wash", "rins": "wash", "clos": "close", "shut": "close"}
 _WASHING_UP = re.compile(r"\b(?:do|doing)\s+the\s+washing[\s-]+up\s+(?:of|for)\s+", re.IGNORECASE)
 """"Do the washing up of the grey plate": wash the grey plate."""
-_GO_FOR = re.compile(r"^I\s+(?:could|would|'d)\s+(?:really\s+|so\s+|totally\s+)?(?:go\s+for|do\s+with|use)\s+"
-                     r"(?:some|a|an|the)\s+(?=\w)", re.IGNORECASE)
-""""I could really go for some chocolate": bring me the chocolate (the speaker is "me")."""
+_GO_FOR = re.compile(r"^I\s*(?:(?:could|would|'d)\s+(?:really\s+|so\s+|totally\s+)?(?:go\s+for|do\s+with|use)\s+"
+                     r"(?:some|a|an|the)|(?:'d|\s+would)\s+(?:really\s+)?(?:love|like)\s+(?:some|a|an)|"
+                     r"(?:really\s+)?fancy\s+(?:some|a|an|the)|(?:'m|\s+am)\s+craving\s+(?:some|a|an|the))\s+(?=\w)",
+                     re.IGNORECASE)
+""""I could really go for some chocolate", "I'd love a soda", "I fancy the banana": bring me the chocolate (the
+speaker is "me")."""
 _PUT_ON = re.compile(r"\b(?:put|get)\s+(?P<what>(?:the|my|our)\s+[^,.;!?]+?)\s+on\b"
                      r"(?=\s*(?:$|[,.;!?]|in\b|please\b|for\b))", re.IGNORECASE)
 """"Put the TV on in the living room" (on with no place after it): turn on the TV in the living room."""
 _RETURN = re.compile(r"\breturn(?=\s+(?:the|my|his|her|our|your|this|that)\s)", re.IGNORECASE)
 """"Return the atlas to the bookshelf": put the atlas on the bookshelf."""
-_WHICH_IS = re.compile(r"\b(?P<det>all\s+the|all|every|each|the)\s+(?P<noun>[a-z]+)\s+(?:that|which)"
+_WHICH_IS = re.compile(r"\b(?P<det>all\s+the|all|every|each|any|the)\s+(?P<noun>[a-z]+)\s+(?:that|which)"
                        r"\s*(?:'s|'re|\s+is|\s+are)\s+(?:still\s+)?(?P<state>ringing|open|dirty)\b", re.IGNORECASE)
 """"All the phones that are ringing": all the ringing phones (the state said before the noun, as the reading takes
 it)."""
-_STILL_SO = re.compile(r"\s+(?:that|which)\s*(?:'s|'re|\s+is|\s+are)\s+(?:still\s+)?(?:open|on|running)\b",
-                       re.IGNORECASE)
+_STILL_SO = re.compile(r"\s+(?:that|which)\s*(?:'s|'re|\s+is|\s+are)\s+(?:still\s+)?(?:open|on|running)\b"
+                       r"(?=\s*(?:$|[,.;!?]|and\b|but\b|please\b|in\b))", re.IGNORECASE)
 """"Close everything that's open", "turn off the lights that are on": what the verb changes is only what is so."""
-_NOBODY_LEFT = re.compile(r"\b(?:make\s+sure|check)\s+(?:that\s+)?(?:nobody|no\s+one|no-one|nobody's)\s+"
-                          r"(?:has\s+)?left\s+", re.IGNORECASE)
-""""Make sure nobody left the TV on": don't leave the TV on (the TV is to be off)."""
+_NOBODY_LEFT = re.compile(r"\b(?:make\s+sure|check)\s+(?:that\s+)?(?:(?:nobody|no\s+one|no-one|nobody's)\s+"
+                          r"(?:has\s+)?left\s+|(?P<what>(?:the|my|our)\s+[^,.;!?]+?)\s+(?:isn't|is\s+not|wasn't|"
+                          r"aren't|are\s+not|hasn't\s+been|haven't\s+been)\s+left\s+)", re.IGNORECASE)
+""""Make sure nobody left the TV on", "make sure the TV isn't left on": don't leave the TV on (it is to be off)."""
+_WITHOUT = re.compile(r",?\s+without\s+touching\s+", re.IGNORECASE)
+""""Close the dishwasher without touching the lamp": close it but don't touch the lamp."""
 _LEFT_IT = re.compile(r",\s+(?:I|we|he|she|they)\s+(?:left|put|dropped)\s+(?:it|them)\s+(?:on|in|at)\s+"
                       r"(?P<place>(?:the|my|his|her|our)\s+[^,.;!?]+?)\s*(?=[.!?]?\s*$)", re.IGNORECASE)
 """"Bring me the smartphone, I left it on the desk in bedroom 2": the smartphone from the desk in bedroom 2."""
@@ -96,14 +102,14 @@ def plain_request(task: str) -> str:
     """The request in plainer words, as the plain reading takes them: reminders dropped ("don't forget to close
     the fridge": close the fridge), words for the whole home dropped ("every light in the house"), what a thing
     needs said as the request to do it ("the pan needs a good scrub": wash the pan)."""
-    text = _LYING.sub(" ", _WHOLE_HOME.sub("", _REMINDER.sub("", task)))
+    text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", task))))
     text = _WASHING_UP.sub("wash ", text)
     text = _GO_FOR.sub("bring me the ", text)
     text = _PUT_ON.sub(lambda m: f"turn on {m['what']}", text)
     text = _RETURN.sub("put", text)
     text = _WHICH_IS.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
-    text = _STILL_SO.sub("", text)
-    text = _NOBODY_LEFT.sub("don't leave ", text)
+    text = _NOBODY_LEFT.sub(lambda m: f"don't leave {m['what'] + ' ' if m['what'] else ''}", text)
+    text = _WITHOUT.sub(" but don't touch ", text)
     text = _LEFT_IT.sub(lambda m: f" from {m['place']}", text)
     text = _LISTED.sub(" and ", text)
     text = _FOR_PERSON.sub(lambda m: f"bring {m['person']} {m['what']}", text)

@@ -114,6 +114,12 @@ def reading(text: str, speaker: str | None = None):
      "(and (not (ringing blue_phone_1)) (not (ringing blue_phone_2)) (not (ringing pink_smartphone_1)))"),
     ("Close everything that's open.", None, "(and (not (is_open dishwasher_1)) (not (is_open pantry_2)))"),
     ("Make sure nobody left the desk lamp on in bedroom 2.", None, "(not (light_on desk_lamp_1))"),
+    ("Make sure the desk lamp in bedroom 2 isn't left on.", None, "(not (light_on desk_lamp_1))"),
+    ("Turn off all the lights that are on in bedroom 2.", None,
+     "(and (not (light_on desk_lamp_1)) (not (light_on overhead_light_6)))"),
+    ("I'd love some sparkling water.", "jessica", "(has jessica sparkling_water_1)"),
+    ("Close the dishwasher in kitchen 1 without touching the bedside lamp.", None,
+     "(and (light_on bedside_lamp_1) (not (is_open dishwasher_1)))"),
     # things of the kinds named, and of no other kind
     ("Turn off all the lights and taps in the bathroom.", None,
      "(and (not (light_on overhead_light_4)) (not (light_on vanity_light_1)) (not (faucet_on faucet_2)))"),
