@@ -69,6 +69,9 @@ _GO_AND = re.compile(r"\b(?:go|come)\s+and\s+", re.IGNORECASE)
 _NEEDED = {"scrub": "wash", "rins": "wash", "clos": "close", "shut": "close"}
 _WASHING_UP = re.compile(r"\b(?:do|doing)\s+the\s+washing[\s-]+up\s+(?:of|for)\s+", re.IGNORECASE)
 """"Do the washing up of the grey plate": wash the grey plate."""
+_ALL_WASHING = re.compile(r"\b(?:do|doing)\s+(?:the|all\s+the)\s+(?:washing[\s-]+up|dishes)"
+                          r"(?=\s*(?:$|[,.;!?]|please\b|for\s+me\b))", re.IGNORECASE)
+""""Do the washing up", "do the dishes" (nothing named after it): wash all the dirty dishes."""
 _GO_FOR = re.compile(r"^I\s*(?:(?:could|would|'d)\s+(?:really\s+|so\s+|totally\s+)?(?:go\s+for|do\s+with|use)\s+"
                      r"(?:some|a|an|the)|(?:'d|\s+would)\s+(?:really\s+)?(?:love|like)\s+(?:some|a|an)|"
                      r"(?:really\s+)?fancy\s+(?:some|a|an|the)|(?:'m|\s+am)\s+craving\s+(?:some|a|an|the))\s+(?=\w)",
@@ -103,7 +106,7 @@ def plain_request(task: str) -> str:
     the fridge": close the fridge), words for the whole home dropped ("every light in the house"), what a thing
     needs said as the request to do it ("the pan needs a good scrub": wash the pan)."""
     text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", task))))
-    text = _WASHING_UP.sub("wash ", text)
+    text = _ALL_WASHING.sub("wash all the dirty dishes", _WASHING_UP.sub("wash ", text))
     text = _GO_FOR.sub("bring me the ", text)
     text = _PUT_ON.sub(lambda m: f"turn on {m['what']}", text)
     text = _RETURN.sub("put", text)

@@ -104,6 +104,8 @@ def reading(text: str, speaker: str | None = None):
      "(and (not (is_open pantry_2)) (not (tv_on tv_1)))"),
     # common shapes of asking, in plainer words
     ("Do the washing up of the purple plate.", None, "(not (dirty purple_plate_1))"),
+    ("Could you do the washing up?", None, "(and (not (dirty black_frying_pan_1)) (not (dirty blue_serving_dish_1)) "
+     "(not (dirty purple_plate_1)) (not (dirty wine_glass_1)))"),  # every dirty dish
     ("I could really go for the sparkling water.", "jessica", "(has jessica sparkling_water_1)"),
     ("Put the TV on in the living room.", None, "(tv_on tv_1)"),
     ("Return the atlas to the bathroom shelf.", None, "(on atlas_1 bathroom_shelf_1)"),
