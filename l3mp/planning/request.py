@@ -72,6 +72,15 @@ _WASHING_UP = re.compile(r"\b(?:do|doing)\s+the\s+washing[\s-]+up\s+(?:of|for)\s
 _ALL_WASHING = re.compile(r"\b(?:do|doing)\s+(?:the|all\s+the)\s+(?:washing[\s-]+up|dishes)"
                           r"(?=\s*(?:$|[,.;!?]|please\b|for\s+me\b))", re.IGNORECASE)
 """"Do the washing up", "do the dishes" (nothing named after it): wash all the dirty dishes."""
+_SIGN_AFTER = re.compile(r"\b(?P<verb>turn|switch)\s+(?P<what>(?:the|all\s+the|my|our)\s+[^,.;!?]+?)\s+"
+                         r"(?P<sign>on|off)\b(?=\s+(?:in|inside)\b)", re.IGNORECASE)
+""""Switch the lights off in bedroom 2": switch off the lights in bedroom 2."""
+_GIVE_A_WASH = re.compile(r"\bgive\s+(?P<what>(?:the|my|our|all\s+the)\s+[^,.;!?]+?)\s+a\s+"
+                          r"(?:good\s+|quick\s+|proper\s+)?(?:wash|clean|scrub|rinse)\b", re.IGNORECASE)
+""""Give the teapot a good scrub": wash the teapot."""
+_WASH_WORDS = re.compile(r"\b(?:rinse|scrub)(?:\s+out)?(?=\s+(?:the|my|our|all|every|each|this|that|these|those)\b)",
+                         re.IGNORECASE)
+""""Rinse the glass", "scrub the pan": wash it."""
 _GO_FOR = re.compile(r"^I\s*(?:(?:could|would|'d)\s+(?:really\s+|so\s+|totally\s+)?(?:go\s+for|do\s+with|use)\s+"
                      r"(?:some|a|an|the)|(?:'d|\s+would)\s+(?:really\s+)?(?:love|like)\s+(?:some|a|an)|"
                      r"(?:really\s+)?fancy\s+(?:some|a|an|the)|(?:'m|\s+am)\s+craving\s+(?:some|a|an|the))\s+(?=\w)",
@@ -109,6 +118,8 @@ def plain_request(task: str) -> str:
     text = _ALL_WASHING.sub("wash all the dirty dishes", _WASHING_UP.sub("wash ", text))
     text = _GO_FOR.sub("bring me the ", text)
     text = _PUT_ON.sub(lambda m: f"turn on {m['what']}", text)
+    text = _SIGN_AFTER.sub(lambda m: f"{m['verb']} {m['sign']} {m['what']}", text)
+    text = _WASH_WORDS.sub("wash", _GIVE_A_WASH.sub(lambda m: f"wash {m['what']}", text))
     text = _RETURN.sub("put", text)
     text = _WHICH_IS.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
     text = _NOBODY_LEFT.sub(lambda m: f"don't leave {m['what'] + ' ' if m['what'] else ''}", text)

@@ -104,6 +104,10 @@ def reading(text: str, speaker: str | None = None):
      "(and (not (is_open pantry_2)) (not (tv_on tv_1)))"),
     # common shapes of asking, in plainer words
     ("Do the washing up of the purple plate.", None, "(not (dirty purple_plate_1))"),
+    ("Switch the lights off in bedroom 2.", None,
+     "(and (not (light_on desk_lamp_1)) (not (light_on overhead_light_6)))"),
+    ("Give the purple plate a good scrub.", None, "(not (dirty purple_plate_1))"),
+    ("Rinse the wine glass, please.", None, "(not (dirty wine_glass_1))"),
     ("Could you do the washing up?", None, "(and (not (dirty black_frying_pan_1)) (not (dirty blue_serving_dish_1)) "
      "(not (dirty purple_plate_1)) (not (dirty wine_glass_1)))"),  # every dirty dish
     ("I could really go for the sparkling water.", "jessica", "(has jessica sparkling_water_1)"),
