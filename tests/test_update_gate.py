@@ -142,3 +142,22 @@ def test_a_state_word_that_fits_things_of_two_kinds_is_covered_by_one():
     graph = house_graph()
     graph.add_fact(F("tv_on", "tv1"))
     assert _check("Alice switched off the lamp next to the TV.", [Stated(F("light_on", "lamp1"), False)], graph) == []
+
+
+def test_a_negated_event_explains_no_change():
+    problems = _check("Nobody closed the cupboard.", [Stated(F("is_open", "cupboard1"), False)])
+    assert problems and "cupboard1" in problems[0]
+    problems = _check("Alice didn't wash the mug.", [Stated(F("dirty", "mug1"), False)])
+    assert problems and "mug1" in problems[0]
+    problems = _check("Nobody put the mug in the sink.", [Stated(F("on", "mug1", "sink1"), True)])
+    assert problems and "mug1" in problems[0]
+
+
+def test_a_negated_state_word_asks_for_no_change():
+    assert _check("Alice washed the mug.", []) != []
+    assert _check("Alice didn't wash the mug.", []) == []
+    assert _check("Nobody washed the mug.", []) == []
+
+
+def test_no_longer_is_not_a_negation():
+    assert _check("The lamp is no longer on.", [Stated(F("light_on", "lamp1"), False)]) == []

@@ -13,7 +13,9 @@ unexplained, so that an unsure update is asked again (bounded) and, failing that
   moving, taking, giving or going (or "is in/on") in the clause of one of them; a clause that says "still" explains
   no move;
 - every state word of the text that fits a thing named in its clause is covered: the answer states it, or the
-  memory already has it (so "heated soup in the saucepan" is not applied without the saucepan being dirty).
+  memory already has it (so "heated soup in the saucepan" is not applied without the saucepan being dirty);
+- a word after a negation in its clause ("nobody shut it", "didn't wash the mug", "isn't on") neither explains a
+  change nor asks for one: what did not happen changes nothing ("no longer on" is not a negation).
 
 Clauses are split at "and", "then", "but", ... and a clause with no verb or state word of its own ("... and the
 salad bowl") belongs to the clause before it.
@@ -35,6 +37,9 @@ _BE = frozenset({"is", "'s", "are", "was", "were", "been", "be"})
 _TO = frozenset({"in", "into", "on", "onto", "to", "inside", "at", "with"})
 _STILL = frozenset({"still"})
 _MODALS = frozenset({"can", "could", "will", "would", "should", "may", "might", "must", "to"})
+_NEGATIONS = frozenset({"not", "t", "never", "no", "nobody", "nothing", "noone", "neither", "nor", "without"})
+_NEGATION_REACH = 3
+"""How many words before a word a negation may stand ("nobody has yet shut it", "didn't wash")."""
 _THING_PRONOUNS = frozenset({"it", "them"})
 _PERSON_PRONOUNS = frozenset({"he", "she", "they", "him", "her"})
 
@@ -67,6 +72,7 @@ def uncovered(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, 
     sign_words = outside_mentions(words, mentions)
     spans = _spans(words, sign_words, lexicon)
     refs = _references(words, mentions, graph, domain, rules)
+    sign_words = _affirmed(sign_words)
     return _uncovered(stated, spans, refs, sign_words, lexicon, graph, domain) + _untaken(
         stated, spans, refs, words, lexicon, graph, domain, rules)
 
@@ -78,6 +84,8 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
     sign_words = outside_mentions(words, mentions)
     spans = _spans(words, sign_words, lexicon)
     refs = _references(words, mentions, graph, domain, rules)
+    sign_words = _affirmed(sign_words)
+    words = _affirmed(words)
     verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers
     out: list[tuple[Stated, str]] = []
     for literal in stated:
@@ -216,6 +224,18 @@ def _uncovered(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: lis
                        f"{'is now' if sign else 'is no longer'} {_state(predicate)}; your answer does not")
             if message not in out:
                 out.append(message)
+    return out
+
+
+def _affirmed(words: list[str]) -> list[str]:
+    """`words` with each word that a negation of its clause reaches blanked ("nobody closed it": "closed" says
+    nothing); "no longer" is not a negation (it says the state stopped)."""
+    out = list(words)
+    for start, end in clauses(words):
+        for i in range(start, end):
+            if words[i] in _NEGATIONS and not (words[i] == "no" and i + 1 < end and words[i + 1] == "longer"):
+                for j in range(i + 1, min(end, i + 1 + _NEGATION_REACH)):
+                    out[j] = ""
     return out
 
 
