@@ -161,3 +161,12 @@ def test_a_negated_state_word_asks_for_no_change():
 
 def test_no_longer_is_not_a_negation():
     assert _check("The lamp is no longer on.", [Stated(F("light_on", "lamp1"), False)]) == []
+
+
+def test_every_item_of_a_list_after_one_state_word_is_covered():
+    graph = house_graph()
+    graph.remove_fact(F("light_on", "lamp1"))
+    problems = _check("Alice switched on the lamp and the TV.", [Stated(F("light_on", "lamp1"), True)], graph)
+    assert problems and "tv1" in problems[0]
+    assert _check("Alice switched on the lamp and the TV.",
+                  [Stated(F("light_on", "lamp1"), True), Stated(F("tv_on", "tv1"), True)], graph) == []

@@ -72,8 +72,9 @@ def uncovered(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, 
     sign_words = outside_mentions(words, mentions)
     spans = _spans(words, sign_words, lexicon)
     refs = _references(words, mentions, graph, domain, rules)
+    items = [r for r in refs if any(a <= r.start < b for a, b in _items(words, sign_words, lexicon))]
     sign_words = _affirmed(sign_words)
-    return _uncovered(stated, spans, refs, sign_words, lexicon, graph, domain) + _untaken(
+    return _uncovered(stated, spans, refs, items, sign_words, lexicon, graph, domain) + _untaken(
         stated, spans, refs, words, lexicon, graph, domain, rules)
 
 
@@ -190,11 +191,12 @@ def _all(graph: WorldGraph, domain: Domain, names: frozenset[str], type_: str) -
     return all(domain.is_subtype(graph.entity_type(n) or "", type_) for n in names)
 
 
-def _uncovered(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[_Ref], sign_words: list[str],
-               lexicon: Lexicon, graph: WorldGraph, domain: Domain) -> list[str]:
+def _uncovered(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[_Ref], items: list[_Ref],
+               sign_words: list[str], lexicon: Lexicon, graph: WorldGraph, domain: Domain) -> list[str]:
     """State words of a clause that fit things it names, which the answer does not state (and memory does not
     already have). A word that may say the state of things of several kinds ("off": a lamp or the TV) is covered
-    when the things of one kind are ("turned off the lamp next to the TV" need not switch the TV off)."""
+    when the things of one kind are ("turned off the lamp next to the TV" need not switch the TV off), except for
+    the later `items` of a list after it: each of them is covered too ("switched on the light and the TV")."""
     said = {(s.fact, s.true) for s in stated}
 
     def covered(predicate: str, sign: bool, ref: _Ref) -> bool:
@@ -215,10 +217,13 @@ def _uncovered(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: lis
                                                   for n in r.names)]
                 if fitting:
                     options.append((predicate, next(iter(found)), fitting))
-            if not options or any(all(covered(p, sign, r) for r in fitting) for p, sign, fitting in options):
+            listed = [(p, sign, r) for p, sign, fitting in options for r in fitting
+                      if r in items and r.start > i and not covered(p, sign, r)]
+            if not options or (not listed and any(all(covered(p, sign, r) for r in fitting)
+                                                  for p, sign, fitting in options)):
                 continue
-            predicate, sign, fitting = options[0]
-            ref = next(r for r in fitting if not covered(predicate, sign, r))
+            predicate, sign, ref = listed[0] if listed else next(
+                (p, sign, r) for p, sign, fitting in options[:1] for r in fitting if not covered(p, sign, r))
             names = sorted(ref.names)
             message = (f"the text says {_the(graph, names[0]) if len(names) == 1 else 'it'} "
                        f"{'is now' if sign else 'is no longer'} {_state(predicate)}; your answer does not")
@@ -264,16 +269,30 @@ def _moves(words: list[str], start: int, end: int, verbs: frozenset[str]) -> str
 def _spans(words: list[str], sign_words: list[str], lexicon: Lexicon) -> list[tuple[int, int]]:
     """The clauses, a clause with no verb or state word joined to the one before ("cleaned the teapot and the
     bowl")."""
-    every_sign = frozenset().union(*(w for signs in lexicon.states.values() for w in signs.values()))
-    verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | _BE
     out: list[tuple[int, int]] = []
-    for start, end in clauses(words):
-        has_verb = any(words[i] in verbs or sign_words[i] in every_sign for i in range(start, end))
+    for start, end, has_verb in _clauses(words, sign_words, lexicon):
         if out and not has_verb:
             out[-1] = (out[-1][0], end)
         else:
             out.append((start, end))
     return out
+
+
+def _items(words: list[str], sign_words: list[str], lexicon: Lexicon) -> list[tuple[int, int]]:
+    """The clauses joined to the one before (the later items of a list after one verb: "... and the bowl")."""
+    out = []
+    for k, (start, end, has_verb) in enumerate(_clauses(words, sign_words, lexicon)):
+        if k and not has_verb:
+            out.append((start, end))
+    return out
+
+
+def _clauses(words: list[str], sign_words: list[str], lexicon: Lexicon) -> list[tuple[int, int, bool]]:
+    """The clauses, each with whether it has a verb or state word of its own."""
+    every_sign = frozenset().union(*(w for signs in lexicon.states.values() for w in signs.values()))
+    verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | _BE
+    return [(start, end, any(words[i] in verbs or sign_words[i] in every_sign for i in range(start, end)))
+            for start, end in clauses(words)]
 
 
 def _span_of(spans: list[tuple[int, int]], index: int) -> tuple[int, int]:
