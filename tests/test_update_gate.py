@@ -170,3 +170,11 @@ def test_every_item_of_a_list_after_one_state_word_is_covered():
     assert problems and "tv1" in problems[0]
     assert _check("Alice switched on the lamp and the TV.",
                   [Stated(F("light_on", "lamp1"), True), Stated(F("tv_on", "tv1"), True)], graph) == []
+
+
+def test_making_a_drink_in_a_dish_leaves_it_dirty():
+    graph = house_graph()
+    graph.remove_fact(F("dirty", "mug1"))
+    problems = _check("Alice made tea in the mug.", [], graph)
+    assert problems and "dirty" in problems[0]
+    assert _check("Alice brewed tea in the mug.", [Stated(F("dirty", "mug1"), True)], graph) == []
