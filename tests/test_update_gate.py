@@ -178,3 +178,9 @@ def test_making_a_drink_in_a_dish_leaves_it_dirty():
     problems = _check("Alice made tea in the mug.", [], graph)
     assert problems and "dirty" in problems[0]
     assert _check("Alice brewed tea in the mug.", [Stated(F("dirty", "mug1"), True)], graph) == []
+
+
+def test_what_lies_on_a_place_named_to_say_which_does_not_move():
+    problems = _check("Alice put the mug on the counter, the one with the book on it.",
+                      [Stated(F("on", "book1", "counter1"), True)])
+    assert problems and "book1" in problems[0]

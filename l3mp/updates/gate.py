@@ -30,7 +30,7 @@ from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
 from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, tokens
-from l3mp.updates.meaning import Stated, clauses, is_carried, is_source, label, signs_in
+from l3mp.updates.meaning import DETERMINERS, Stated, clauses, is_carried, is_source, label, signs_in
 from l3mp.world.graph import WorldGraph
 
 _BE = frozenset({"is", "'s", "are", "was", "were", "been", "be"})
@@ -308,7 +308,8 @@ def _references(words: list[str], mentions: Sequence[Mention], graph: WorldGraph
         names = frozenset((*mention.candidates, *(mention.broader if mention.by_label else ())))
         if not names:
             continue
-        describes = mention.qualifies is not None or is_carried(words, mention, mentions, graph)
+        describes = mention.qualifies is not None or is_carried(words, mention, mentions, graph) or _on_it(
+            words, mention)
         out.append(_Ref(mention.start, mention.end, names, describes, is_source(words, mention.start)))
     for i, word in enumerate(words):
         if word not in _THING_PRONOUNS | _PERSON_PRONOUNS:
@@ -319,6 +320,15 @@ def _references(words: list[str], mentions: Sequence[Mention], graph: WorldGraph
         if earlier:
             out.append(_Ref(i, i + 1, frozenset().union(*(r.names for r in earlier)), False, False))
     return sorted(out, key=lambda r: r.start)
+
+
+def _on_it(words: list[str], mention: Mention) -> bool:
+    """Whether a mention says which place is meant by what lies there ("the one with the pear on it")."""
+    i = mention.start - 1
+    while i >= 0 and words[i] in DETERMINERS:
+        i -= 1
+    after = words[mention.end:mention.end + 2]
+    return i >= 0 and words[i] == "with" and len(after) == 2 and after[0] in _TO and after[1] in _THING_PRONOUNS
 
 
 def _the(graph: WorldGraph, name: str) -> str:

@@ -31,7 +31,7 @@ _OTHER = frozenset({"other", "another"})
 _THINGS = frozenset({"item"})
 """Types of what people carry about: alike ones are never told apart by nearness ("Michael took the sparkling water"
 with one in his room and one in the garage is asked about), only by the state or the words."""
-_DETERMINERS = frozenset({"the", "a", "an", "his", "her", "their", "my", "our", "your", "its", "this", "that"})
+DETERMINERS = frozenset({"the", "a", "an", "his", "her", "their", "my", "our", "your", "its", "this", "that"})
 _SOURCES = frozenset({"from", "off", "of"})
 _PREPOSITIONS = frozenset({"on", "off", "out"})
 _STOPPED = frozenset({"stopped", "stops", "stop", "quit", "ceased", "longer"})
@@ -124,7 +124,7 @@ def only_new_things(text: str, mentions: Sequence[Mention], graph: WorldGraph, d
         if mention.qualifies is not None:
             continue
         i = mention.start - 1
-        while i >= 0 and words[i] in _DETERMINERS:
+        while i >= 0 and words[i] in DETERMINERS:
             i -= 1
         placed = i >= 0 and words[i] in ("on", "in", "inside", "into", "onto", "at")
         if not placed or _is_a(graph, domain, mention.candidates[0], frozenset({"person", "item"})) or not all(
@@ -408,7 +408,7 @@ def is_source(words: list[str], start: int) -> bool:
     """Whether a mention is where something came from ("from the shelf", "out of the fridge", "off the desk"; not
     "switched off the lamp")."""
     i = min(start, len(words)) - 1
-    while i >= 0 and words[i] in _DETERMINERS:
+    while i >= 0 and words[i] in DETERMINERS:
         i -= 1
     return i >= 0 and words[i] in _SOURCES and not (words[i] == "off" and i > 0 and words[i - 1] in _SWITCHES)
 
@@ -417,7 +417,7 @@ def is_carried(words: list[str], mention: Mention, mentions: Sequence[Mention], 
     """Whether a mention after "with" names what a person of the text has ("Sarah came into the kitchen with her
     sparkling water"): it says what they carry, not a change."""
     i = min(mention.start, len(words)) - 1
-    while i >= 0 and words[i] in _DETERMINERS:
+    while i >= 0 and words[i] in DETERMINERS:
         i -= 1
     if i < 0 or words[i] != "with" or mention.entity is None:
         return False
@@ -496,7 +496,7 @@ def signs_in(words: list[str], start: int, end: int, signs: dict[bool, frozenset
     ("turned on the TV"); "stopped ringing" says the opposite of "ringing"."""
     return {truth != (i > 0 and words[i - 1] in _STOPPED) for i in range(start, end)
             for truth, said in signs.items() if words[i] in said and not (
-                words[i] in _PREPOSITIONS and i + 1 < len(words) and words[i + 1] in _DETERMINERS | {"of"} and not (
+                words[i] in _PREPOSITIONS and i + 1 < len(words) and words[i + 1] in DETERMINERS | {"of"} and not (
                     i > 0 and words[i - 1] in _SWITCHES))}
 
 
