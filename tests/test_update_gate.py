@@ -184,3 +184,8 @@ def test_what_lies_on_a_place_named_to_say_which_does_not_move():
     problems = _check("Alice put the mug on the counter, the one with the book on it.",
                       [Stated(F("on", "book1", "counter1"), True)])
     assert problems and "book1" in problems[0]
+
+
+def test_a_state_said_to_be_still_so_explains_no_change():
+    problems = _check("The fridge is still open.", [Stated(F("is_open", "fridge1"), True)])
+    assert problems and "fridge1" in problems[0]

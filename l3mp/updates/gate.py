@@ -14,8 +14,9 @@ unexplained, so that an unsure update is asked again (bounded) and, failing that
   no move;
 - every state word of the text that fits a thing named in its clause is covered: the answer states it, or the
   memory already has it (so "heated soup in the saucepan" is not applied without the saucepan being dirty);
-- a word after a negation in its clause ("nobody shut it", "didn't wash the mug", "isn't on") neither explains a
-  change nor asks for one: what did not happen changes nothing ("no longer on" is not a negation).
+- a word after a negation in its clause ("nobody shut it", "didn't wash the mug", "isn't on") or just after
+  "still" ("is still open") neither explains a change nor asks for one: what did not happen changes nothing ("no
+  longer on" is not a negation).
 
 Clauses are split at "and", "then", "but", ... and a clause with no verb or state word of its own ("... and the
 salad bowl") belongs to the clause before it.
@@ -36,6 +37,8 @@ from l3mp.world.graph import WorldGraph
 _BE = frozenset({"is", "'s", "are", "was", "were", "been", "be"})
 _TO = frozenset({"in", "into", "on", "onto", "to", "inside", "at", "with"})
 _STILL = frozenset({"still"})
+_STILL_REACH = 2
+"""How many words after "still" it reaches ("still open", "still switched on")."""
 _MODALS = frozenset({"can", "could", "will", "would", "should", "may", "might", "must", "to"})
 _NEGATIONS = frozenset({"not", "t", "never", "no", "nobody", "nothing", "noone", "neither", "nor", "without"})
 _NEGATION_REACH = 3
@@ -234,13 +237,19 @@ def _uncovered(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: lis
 
 def _affirmed(words: list[str]) -> list[str]:
     """`words` with each word that a negation of its clause reaches blanked ("nobody closed it": "closed" says
-    nothing); "no longer" is not a negation (it says the state stopped)."""
+    nothing), and the words "still" stands before ("is still open": nothing changed); "no longer" is not a
+    negation (it says the state stopped)."""
     out = list(words)
     for start, end in clauses(words):
         for i in range(start, end):
             if words[i] in _NEGATIONS and not (words[i] == "no" and i + 1 < end and words[i + 1] == "longer"):
-                for j in range(i + 1, min(end, i + 1 + _NEGATION_REACH)):
-                    out[j] = ""
+                reach = _NEGATION_REACH
+            elif words[i] in _STILL:
+                reach = _STILL_REACH
+            else:
+                continue
+            for j in range(i + 1, min(end, i + 1 + reach)):
+                out[j] = ""
     return out
 
 
