@@ -41,8 +41,9 @@ Runs: ``--quick`` (CI): the simulated LLM on every case (all three splits). Full
 default the embedded model) and the simulated LLM, on the TEST split. Environment variables (the runner has no
 suite options):
 
-- ``L3MP_BENCH_GOALS_SPLIT``: ``test`` (default), ``dev``, ``holdout`` or ``all``; the rows are tagged with it
-  (``llm_search_holdout_goal_right``; cases chosen by id: ``ids``, or ``holdout`` when all are HOLDOUT ones);
+- ``L3MP_BENCH_GOALS_SPLIT``: ``test`` (default), ``dev``, ``holdout``, ``holdout2`` or ``all``; the rows are
+  tagged with it (``llm_search_holdout_goal_right``; cases chosen by id: ``ids``, or ``holdout`` / ``holdout2``
+  when all are of that held-out split);
 - ``L3MP_BENCH_GOALS_RETRIEVAL``: comma-separated retrieval modes (``full``, ``entities``, ``search``; default
   ``search``, as ``l3mp plan``);
 - ``L3MP_BENCH_GOALS_LLMS``: comma-separated ``configured`` and/or ``simulated`` (default both; quick: simulated);
@@ -76,7 +77,6 @@ from pathlib import Path
 from typing import Any
 
 from l3mp.bench.handwritten import (
-    HOLDOUT,
     LLMS,
     Benchmark,
     cases_file,
@@ -92,6 +92,7 @@ from l3mp.bench.handwritten import (
     select,
     split_about,
     split_option,
+    write_held_out_details,
     write_test_details,
 )
 from l3mp.bench.runner import Metric, error_metric, percentile, register
@@ -565,7 +566,7 @@ def goal_suite(quick: bool) -> Iterator[Metric]:
     cases = select(load_benchmark().cases, opts.split, opts.ids, ENV_IDS)
     split = run_split("ids" if opts.ids else opts.split, cases, opts.ids)
     test_details: dict[str, list[dict]] = {}
-    holdout_details: dict[str, list[dict]] = {}
+    holdout_details: dict[str, dict[str, list[dict]]] = {}  # held-out split -> tag -> results
     for which in opts.llms:
         try:
             llm, name = run_llm(which, _simulated_llm)
@@ -590,7 +591,7 @@ def goal_suite(quick: bool) -> Iterator[Metric]:
         finally:
             llm.close()
     write_test_details(opts.cases_out, suite="goals", quick=quick, details=test_details)
-    write_test_details(opts.cases_out, suite="goals", quick=quick, details=holdout_details, split=HOLDOUT)
+    write_held_out_details(opts.cases_out, suite="goals", quick=quick, details=holdout_details)
 
 
 def _simulated_llm() -> Any:

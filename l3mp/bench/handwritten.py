@@ -2,10 +2,12 @@
 LLM of a run, and per-case results kept apart by split (DEV among the results, TEST and HOLDOUT each in a file of
 their own, so that nobody tunes on their failures by accident).
 
-Three splits on disjoint houses: DEV (tune on it), TEST (report it; its failures were read once, so it is no longer
-a clean held-out measure) and HOLDOUT (written later, on houses of its own, only ever reported: nobody reads its
-texts or results to tune). A suite's HOLDOUT cases live in a cases file of their own beside the main one
-(``updates.yaml`` -> ``updates-holdout.yaml``, see `holdout_name`), with its own houses, and are loaded with it."""
+Four splits on disjoint houses: DEV (tune on it), TEST (report it; its failures were read once, so it is no longer
+a clean held-out measure), HOLDOUT (written later, on houses of its own, only ever reported; its failures were read
+too by now) and HOLDOUT2 (written on 2026-11-24 before that day's tuning, on houses of its own, only ever reported:
+nobody reads its texts or results to tune). Each held-out split (`HELD_OUT`) lives in a cases file of its own beside
+the main one (``updates.yaml`` -> ``updates-holdout.yaml``, ``updates-holdout2.yaml``, see `holdout_name`), with its
+own houses, and is loaded with it."""
 
 from __future__ import annotations
 
@@ -23,9 +25,12 @@ from l3mp.bench.runner import Metric
 from l3mp.errors import FormatError, L3mpError
 from l3mp.files import write_text_atomic
 
-SPLITS = ("dev", "test", "holdout")
 HOLDOUT = "holdout"
-"""The split that only ever gets reported: its cases are in the main file's ``-holdout`` sibling (`holdout_name`)."""
+HOLDOUT2 = "holdout2"
+HELD_OUT = (HOLDOUT, HOLDOUT2)
+"""The splits that only ever get reported: each one's cases are in the main file's ``-<split>`` sibling
+(`holdout_name`), its per-case results beside the TEST ones (`holdout_path`)."""
+SPLITS = ("dev", "test", *HELD_OUT)
 LLMS = ("configured", "simulated")
 C = TypeVar("C")
 
@@ -48,29 +53,35 @@ def cases_file(name: str) -> Any:
     return resources.files("l3mp.bench").joinpath("cases", name)
 
 
-def holdout_name(name: str | Path) -> str:
-    """The HOLDOUT cases file beside cases file `name`: ``updates.yaml`` -> ``updates-holdout.yaml``."""
+def holdout_name(name: str | Path, split: str = HOLDOUT) -> str:
+    """The cases file of held-out split `split` beside cases file `name`: ``updates.yaml`` ->
+    ``updates-holdout.yaml`` (``updates-holdout2.yaml`` for ``holdout2``)."""
+    if split not in HELD_OUT:
+        raise ValueError(f"{split!r} is not a held-out split {HELD_OUT}")
     path = Path(name)
-    return path.with_name(f"{path.stem}-{HOLDOUT}{path.suffix}").as_posix()
+    return path.with_name(f"{path.stem}-{split}{path.suffix}").as_posix()
 
 
 def load_cases(name: str, what: str, parse: Callable[[Any, dict[str, int]], C],
                path: str | Path | None = None) -> Benchmark[C]:
-    """Read cases file `path` (default: the packaged file `name`) and its HOLDOUT sibling (`holdout_name`, when it
-    exists) and `parse` each raw case with its own file's houses; FormatError when a file has not the frame of
-    houses and cases, when the two files give one house key different seeds, or when a HOLDOUT case is not in the
-    HOLDOUT file (or another split's case is) (`parse` names a malformed case)."""
+    """Read cases file `path` (default: the packaged file `name`) and the sibling of each held-out split
+    (`holdout_name`, when it exists) and `parse` each raw case with its own file's houses; FormatError when a file
+    has not the frame of houses and cases, when two files give one house key different seeds, or when a held-out
+    split's case is not in that split's file (or another split's case is) (`parse` names a malformed case)."""
+    texts: list[tuple[str, str, str | None]] = []  # (file name, text, the held-out split it holds or None)
     if path:
         main = Path(path)
-        sibling = Path(holdout_name(main))
-        texts = [(main.name, main.read_text(encoding="utf-8"), False)]
-        if sibling.is_file():
-            texts.append((sibling.name, sibling.read_text(encoding="utf-8"), True))
+        texts.append((main.name, main.read_text(encoding="utf-8"), None))
+        for held in HELD_OUT:
+            sibling = Path(holdout_name(main, held))
+            if sibling.is_file():
+                texts.append((sibling.name, sibling.read_text(encoding="utf-8"), held))
     else:
-        texts = [(name, cases_file(name).read_text(encoding="utf-8"), False)]
-        packaged = cases_file(holdout_name(name))
-        if packaged.is_file():
-            texts.append((holdout_name(name), packaged.read_text(encoding="utf-8"), True))
+        texts.append((name, cases_file(name).read_text(encoding="utf-8"), None))
+        for held in HELD_OUT:
+            packaged = cases_file(holdout_name(name, held))
+            if packaged.is_file():
+                texts.append((holdout_name(name, held), packaged.read_text(encoding="utf-8"), held))
     houses: dict[str, int] = {}
     cases: list[C] = []
     for file_name, text, held_out in texts:
@@ -86,9 +97,9 @@ def load_cases(name: str, what: str, parse: Callable[[Any, dict[str, int]], C],
         for raw in data["cases"]:
             case = parse(raw, own)
             split = case.split  # type: ignore[attr-defined]
-            if (split == HOLDOUT) != held_out:
+            if split != held_out and (split in HELD_OUT or held_out is not None):
                 raise FormatError(f"{what} case {raw['id']}: split {split} belongs in "
-                                  f"{holdout_name(name) if split == HOLDOUT else name}, not {file_name}")
+                                  f"{holdout_name(name, split) if split in HELD_OUT else name}, not {file_name}")
             cases.append(case)
     return Benchmark(houses, tuple(cases))
 
@@ -117,10 +128,10 @@ def check_header(raw: Any, houses: Mapping[str, int], *, what: str, keys: set[st
 
 # ---- options ----------------------------------------------------------------------------------
 def split_option(env: Mapping[str, str], key: str, quick: bool) -> str:
-    """``dev``, ``test``, ``holdout`` or ``all`` (default: all in a quick run, else test)."""
+    """``dev``, ``test``, ``holdout``, ``holdout2`` or ``all`` (default: all in a quick run, else test)."""
     split = env.get(key, "").strip() or ("all" if quick else "test")
     if split not in (*SPLITS, "all"):
-        raise L3mpError(f"{key}={split!r}: use dev, test, holdout or all")
+        raise L3mpError(f"{key}={split!r}: use {', '.join(SPLITS)} or all")
     return split
 
 
@@ -164,16 +175,17 @@ def select(cases: Sequence[Any], split: str, ids: Sequence[str], key: str) -> li
 
 def run_split(split: str, cases: Sequence[Any], ids: Sequence[str]) -> str:
     """The split a run's rows are tagged with (``<...>_<split>``): `split`, except that cases chosen by id with
-    HOLDOUT cases among them are tagged ``holdout`` (all HOLDOUT) or ``ids`` (mixed), so that no HOLDOUT row
-    passes for a TEST or DEV one."""
-    if ids and any(c.split == HOLDOUT for c in cases):
-        return HOLDOUT if all(c.split == HOLDOUT for c in cases) else "ids"
+    cases of a held-out split among them are tagged with that split (all of one held-out split) or ``ids`` (mixed),
+    so that no held-out row passes for a TEST or DEV one (nor a HOLDOUT2 one for a HOLDOUT one)."""
+    if ids and any(c.split in HELD_OUT for c in cases):
+        splits = {c.split for c in cases}
+        return splits.pop() if len(splits) == 1 else "ids"
     return split
 
 
 def split_about(split: str) -> str:
-    """How a run's notes name its split (HOLDOUT says that it is only reported)."""
-    return f"split {split}" + (" (HOLDOUT: only reported, never tuned on)" if split == HOLDOUT else "")
+    """How a run's notes name its split (a held-out split says that it is only reported)."""
+    return f"split {split}" + (f" ({split.upper()}: only reported, never tuned on)" if split in HELD_OUT else "")
 
 
 # ---- the LLM of a run -------------------------------------------------------------------------
@@ -191,18 +203,19 @@ def run_llm(which: str, simulated: Callable[[], Any]) -> tuple[Any, str]:
 
 
 # ---- per-case results -------------------------------------------------------------------------
-def holdout_path(path: Path) -> Path:
-    """Where the HOLDOUT per-case results go, given where the TEST ones go: ``x.json`` -> ``x-holdout.json``."""
-    return Path(holdout_name(path))
+def holdout_path(path: Path, split: str = HOLDOUT) -> Path:
+    """Where held-out split `split`'s per-case results go, given where the TEST ones go: ``x.json`` ->
+    ``x-holdout.json`` (``x-holdout2.json``)."""
+    return Path(holdout_name(path, split))
 
 
 def detail_rows(tag: str, scored: Sequence[Any], *, unit: str, cases_out: Path | None, env_key: str,
                 test_details: dict[str, list[dict]],
-                holdout_details: dict[str, list[dict]] | None = None) -> Iterator[Metric]:
+                holdout_details: dict[str, dict[str, list[dict]]] | None = None) -> Iterator[Metric]:
     """The DEV per-case results (items with ``case.split`` and ``to_json()``) as a row; the TEST ones kept in
-    `test_details` and the HOLDOUT ones in `holdout_details`, under `tag`, for `write_test_details`, each with a row
-    saying where they go (HOLDOUT: beside the TEST file, `holdout_path`). L3mpError for HOLDOUT results without a
-    `holdout_details` to keep them in (never among the rows)."""
+    `test_details` under `tag` and those of each held-out split in ``holdout_details[split][tag]``, for
+    `write_test_details`, each with a row saying where they go (held-out: beside the TEST file, `holdout_path`).
+    L3mpError for held-out results without a `holdout_details` to keep them in (never among the rows)."""
     dev = [s.to_json() for s in scored if s.case.split == "dev"]
     if dev:
         yield Metric(f"{tag}_dev_cases", len(dev), unit,
@@ -212,26 +225,35 @@ def detail_rows(tag: str, scored: Sequence[Any], *, unit: str, cases_out: Path |
         test_details[tag] = test
         where = str(cases_out) if cases_out else f"not saved (set {env_key})"
         yield Metric(f"{tag}_test_cases", len(test), unit, notes=f"per-case details of the TEST split: {where}")
-    held = [s.to_json() for s in scored if s.case.split == HOLDOUT]
-    if held:
+    for split in HELD_OUT:
+        held = [s.to_json() for s in scored if s.case.split == split]
+        if not held:
+            continue
         if holdout_details is None:
-            raise L3mpError(f"{tag}: HOLDOUT results need a place of their own (holdout_details)")
-        holdout_details[tag] = held
-        where = str(holdout_path(cases_out)) if cases_out else f"not saved (set {env_key})"
-        yield Metric(f"{tag}_{HOLDOUT}_cases", len(held), unit,
-                     notes=f"per-case details of the HOLDOUT split (only reported, never tuned on): {where}")
+            raise L3mpError(f"{tag}: {split.upper()} results need a place of their own (holdout_details)")
+        holdout_details.setdefault(split, {})[tag] = held
+        where = str(holdout_path(cases_out, split)) if cases_out else f"not saved (set {env_key})"
+        yield Metric(f"{tag}_{split}_cases", len(held), unit,
+                     notes=f"per-case details of the {split.upper()} split (only reported, never tuned on): {where}")
+
+
+def write_held_out_details(path: Path | None, *, suite: str, quick: bool,
+                           details: dict[str, dict[str, list[dict]]]) -> None:
+    """`write_test_details` for each held-out split in `details` (split -> tag -> per-case results)."""
+    for split in HELD_OUT:
+        write_test_details(path, suite=suite, quick=quick, details=details.get(split, {}), split=split)
 
 
 def write_test_details(path: Path | None, *, suite: str, quick: bool, details: dict[str, list[dict]],
                        split: str = "test") -> None:
-    """Write the TEST per-case results of every run of `suite` to `path` (nothing when either is empty); with
-    ``split="holdout"``, the HOLDOUT ones to `holdout_path` of `path`."""
+    """Write the TEST per-case results of every run of `suite` to `path` (nothing when either is empty); with a
+    held-out `split` (``holdout``, ``holdout2``), that split's to `holdout_path` of `path`."""
     if not details or path is None:
         return
-    if split == HOLDOUT:
-        path = holdout_path(path)
-        note = (f"per-case results of the HOLDOUT split of l3mp bench {suite}: only reported; do not read them or "
-                "its cases to tune")
+    if split in HELD_OUT:
+        path = holdout_path(path, split)
+        note = (f"per-case results of the {split.upper()} split of l3mp bench {suite}: only reported; do not read "
+                "them or its cases to tune")
     else:
         note = f"per-case results of the TEST split of l3mp bench {suite}; report, do not tune on them"
     document = {"note": note, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "quick": quick,

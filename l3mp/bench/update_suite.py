@@ -31,8 +31,9 @@ Runs: ``--quick`` (CI): the simulated LLM on every case (all three splits). Full
 default the embedded model) and the simulated LLM, on the TEST split. Environment variables (the runner has no
 suite options):
 
-- ``L3MP_BENCH_UPDATES_SPLIT``: ``test`` (default), ``dev``, ``holdout`` or ``all``; the rows are tagged with
-  it (``llm_R^S_V_holdout_exact``; cases chosen by id that include HOLDOUT ones: ``holdout`` or ``ids``);
+- ``L3MP_BENCH_UPDATES_SPLIT``: ``test`` (default), ``dev``, ``holdout``, ``holdout2`` or ``all``; the rows are
+  tagged with it (``llm_R^S_V_holdout_exact``; cases chosen by id that include held-out ones: ``holdout`` /
+  ``holdout2`` when all are of that split, else ``ids``);
 - ``L3MP_BENCH_UPDATES_VARIANTS``: comma-separated variants of `l3mp.updates.VARIANTS` (default ``R^S_V``);
 - ``L3MP_BENCH_UPDATES_LLMS``: comma-separated ``configured`` and/or ``simulated`` (default both; quick: simulated);
 - ``L3MP_BENCH_UPDATES_IDS``: comma-separated case ids, to run only those (a smoke run);
@@ -62,7 +63,6 @@ from pathlib import Path
 from typing import Any
 
 from l3mp.bench.handwritten import (
-    HOLDOUT,
     LLMS,
     Benchmark,
     cases_file,
@@ -78,6 +78,7 @@ from l3mp.bench.handwritten import (
     select,
     split_about,
     split_option,
+    write_held_out_details,
     write_test_details,
 )
 from l3mp.bench.runner import Metric, error_metric, percentile, register
@@ -444,7 +445,7 @@ def update_suite(quick: bool) -> Iterator[Metric]:
     cases = select(load_benchmark().cases, opts.split, opts.ids, ENV_IDS)
     split = run_split(opts.split, cases, opts.ids)
     test_details: dict[str, list[dict]] = {}
-    holdout_details: dict[str, list[dict]] = {}
+    holdout_details: dict[str, dict[str, list[dict]]] = {}  # held-out split -> tag -> results
     for which in opts.llms:
         try:
             llm, name = _make_llm(which)
@@ -468,7 +469,7 @@ def update_suite(quick: bool) -> Iterator[Metric]:
         finally:
             llm.close()
     write_test_details(opts.cases_out, suite="updates", quick=quick, details=test_details)
-    write_test_details(opts.cases_out, suite="updates", quick=quick, details=holdout_details, split=HOLDOUT)
+    write_held_out_details(opts.cases_out, suite="updates", quick=quick, details=holdout_details)
 
 
 def _make_llm(which: str) -> tuple[Any, str]:

@@ -208,6 +208,7 @@ def test_options_come_from_the_environment_and_bad_values_are_errors():
     assert (full.split, full.llms, full.retrievals, full.timeout_s, full.planner) == (
         "test", ("configured", "simulated"), ("full", "search"), 5.0, "fast-downward")
     assert options(False, {ENV_SPLIT: "holdout"}).split == "holdout"
+    assert options(False, {ENV_SPLIT: "holdout2"}).split == "holdout2"
     for env in ({ENV_SPLIT: "train"}, {ENV_LLMS: "gpt"}, {ENV_RETRIEVAL: "R^S"}, {ENV_TIMEOUT: "soon"},
                 {ENV_TIMEOUT: "0"}, {ENV_PLANNER: "pyperplan"}):
         with pytest.raises(L3mpError):

@@ -13,12 +13,16 @@ import pytest
 import yaml
 
 from l3mp.bench.handwritten import (
+    HELD_OUT,
     HOLDOUT,
+    HOLDOUT2,
+    SPLITS,
     cases_file,
     detail_rows,
     holdout_name,
     run_split,
     split_about,
+    write_held_out_details,
     write_test_details,
 )
 from l3mp.bench.update_suite import (
@@ -177,7 +181,7 @@ def test_the_packaged_benchmark_reads_the_holdout_file():
 def test_the_holdout_split_is_an_option_and_tags_its_rows():
     assert options(False, {ENV_SPLIT: "holdout"}).split == "holdout"
     assert options(True, {}).split == "all" and options(False, {}).split == "test"
-    with pytest.raises(L3mpError, match="dev, test, holdout or all"):
+    with pytest.raises(L3mpError, match="dev, test, holdout, holdout2 or all"):
         options(False, {ENV_SPLIT: "heldout"})
     cases = [SimpleNamespace(split="holdout"), SimpleNamespace(split="test")]
     assert run_split("test", cases[:1], ("h-01",)) == "holdout"  # chosen by id in a run whose split is test
@@ -200,11 +204,108 @@ def test_holdout_per_case_results_go_to_their_own_file_never_into_the_rows(tmp_p
     assert set(rows) == {"llm_x_all_dev_cases", "llm_x_all_test_cases", "llm_x_all_holdout_cases"}
     assert "h-01" not in rows["llm_x_all_dev_cases"].notes and "t-01" not in rows["llm_x_all_dev_cases"].notes
     assert str(tmp_path / "updates-cases-holdout.json") in rows["llm_x_all_holdout_cases"].notes
-    assert holdout_details == {"llm_x_all": [{"id": "h-01"}]} and test_details == {"llm_x_all": [{"id": "t-01"}]}
+    assert holdout_details == {HOLDOUT: {"llm_x_all": [{"id": "h-01"}]}}
+    assert test_details == {"llm_x_all": [{"id": "t-01"}]}
     write_test_details(out, suite="updates", quick=False, details=test_details)
-    write_test_details(out, suite="updates", quick=False, details=holdout_details, split=HOLDOUT)
+    write_held_out_details(out, suite="updates", quick=False, details=holdout_details)
+    assert not (tmp_path / "updates-cases-holdout2.json").exists()
     held = json.loads((tmp_path / "updates-cases-holdout.json").read_text(encoding="utf-8"))
     assert held["runs"] == {"llm_x_all": [{"id": "h-01"}]} and "HOLDOUT" in held["note"]
     assert "h-01" not in out.read_text(encoding="utf-8")
     with pytest.raises(L3mpError, match="HOLDOUT"):  # a suite that has no place for them may not drop them in
         list(detail_rows("q", results, unit="cases", cases_out=out, env_key=ENV_CASES, test_details={}))
+
+
+# ---- the HOLDOUT2 split (written 2026-11-24 before that day's tuning: a file, houses and results of its own) ------
+def test_the_held_out_splits_are_holdout_and_holdout2_each_with_a_sibling_file():
+    assert HELD_OUT == (HOLDOUT, HOLDOUT2) == ("holdout", "holdout2") and tuple(SPLITS) == ("dev", "test", *HELD_OUT)
+    assert holdout_name("updates.yaml", HOLDOUT2) == "updates-holdout2.yaml"
+    assert holdout_name("goals.yaml") == "goals-holdout.yaml"
+    with pytest.raises(ValueError):
+        holdout_name("updates.yaml", "test")
+
+
+def test_the_holdout2_cases_come_from_their_own_sibling_file(tmp_path):
+    _cases_file(tmp_path / "updates.yaml", {"a": 21}, [_raw("d-01", "dev", "a"), _raw("t-01", "test", "a")])
+    _cases_file(tmp_path / "updates-holdout.yaml", {"b": 31}, [_raw("h-01", "holdout", "b")])
+    _cases_file(tmp_path / "updates-holdout2.yaml", {"c": 41}, [_raw("k-01", "holdout2", "c")])
+    bench = load_benchmark(tmp_path / "updates.yaml")
+    assert bench.houses == {"a": 21, "b": 31, "c": 41}
+    assert [(c.id, c.split, c.seed) for c in bench.split(HOLDOUT2)] == [("k-01", "holdout2", 41)]
+    assert [c.id for c in bench.split(HOLDOUT)] == ["h-01"] and [c.id for c in bench.split("test")] == ["t-01"]
+    assert len(bench.split("all")) == 4
+    _cases_file(tmp_path / "updates-holdout2.yaml", {"c": 41}, [_raw("k-01", "holdout2", "b")])
+    with pytest.raises(FormatError, match="k-01: house 'b' is not in 'houses'"):  # no borrowing HOLDOUT's houses
+        load_benchmark(tmp_path / "updates.yaml")
+
+
+@pytest.mark.parametrize(("main", "held", "held2", "message"), [
+    ([_raw("k-01", "holdout2", "a")], [], [], "k-01: split holdout2 belongs in updates-holdout2.yaml"),
+    ([], [_raw("k-01", "holdout2", "a")], [], "k-01: split holdout2 belongs in updates-holdout2.yaml"),
+    ([], [], [_raw("h-01", "holdout", "a")], "h-01: split holdout belongs in updates-holdout.yaml"),
+    ([], [], [_raw("t-01", "test", "a")], "t-01: split test belongs in updates.yaml"),
+    ([], [], [_raw("d-01", "dev", "a")], "d-01: split dev belongs in updates.yaml"),
+])
+def test_a_holdout2_case_lives_only_in_the_holdout2_file(tmp_path, main, held, held2, message):
+    _cases_file(tmp_path / "updates.yaml", {"a": 21}, main)
+    _cases_file(tmp_path / "updates-holdout.yaml", {"a": 21}, held)
+    _cases_file(tmp_path / "updates-holdout2.yaml", {"a": 21}, held2)
+    with pytest.raises(FormatError, match=message):
+        load_benchmark(tmp_path / "updates.yaml")
+
+
+def test_the_holdout2_file_may_not_give_a_house_another_seed(tmp_path):
+    _cases_file(tmp_path / "updates.yaml", {"a": 21}, [])
+    _cases_file(tmp_path / "updates-holdout2.yaml", {"a": 41}, [])
+    with pytest.raises(FormatError, match="other seeds"):
+        load_benchmark(tmp_path / "updates.yaml")
+
+
+def test_the_packaged_benchmark_reads_the_holdout2_file():
+    held = yaml.safe_load(cases_file(holdout_name("updates.yaml", HOLDOUT2)).read_text(encoding="utf-8"))
+    bench = load_benchmark()
+    assert held["houses"].items() <= bench.houses.items()
+    assert [c["id"] for c in held["cases"]] == [c.id for c in bench.split(HOLDOUT2)]
+    # never among the TEST, DEV or HOLDOUT cases; like HOLDOUT, among the cases of ``all`` (a quick run's default)
+    ids = {c["id"] for c in held["cases"]}
+    for split in ("dev", "test", HOLDOUT):
+        assert not ids & {c.id for c in bench.split(split)}, split
+    assert ids <= {c.id for c in bench.split("all")}
+
+
+def test_the_holdout2_split_is_an_option_and_tags_its_rows():
+    assert options(False, {ENV_SPLIT: "holdout2"}).split == "holdout2"
+    cases = [SimpleNamespace(split="holdout2"), SimpleNamespace(split="test"), SimpleNamespace(split="holdout")]
+    assert run_split("test", cases[:1], ("k-01",)) == "holdout2"  # chosen by id in a run whose split is test
+    assert run_split("holdout", cases[:1], ("k-01",)) == "holdout2"
+    assert run_split("test", cases[:2], ("k-01", "t-01")) == "ids"
+    assert run_split("test", [cases[0], cases[2]], ("k-01", "h-01")) == "ids"  # HOLDOUT2 never passes for HOLDOUT
+    assert run_split("test", cases[2:], ("h-01",)) == "holdout"
+    assert run_split("holdout2", cases[:1], ()) == "holdout2"
+    assert "HOLDOUT2: only reported" in split_about("holdout2")
+
+
+def test_holdout2_per_case_results_go_to_their_own_file_never_into_the_rows(tmp_path):
+    def scored(case_id, split):
+        return SimpleNamespace(case=SimpleNamespace(split=split), to_json=lambda: {"id": case_id})
+
+    results = [scored("d-01", "dev"), scored("t-01", "test"), scored("h-01", "holdout"), scored("k-01", "holdout2")]
+    test_details: dict = {}
+    holdout_details: dict = {}
+    out = tmp_path / "updates-cases.json"
+    rows = {m.name: m for m in detail_rows("llm_x_all", results, unit="cases", cases_out=out, env_key=ENV_CASES,
+                                           test_details=test_details, holdout_details=holdout_details)}
+    assert set(rows) == {"llm_x_all_dev_cases", "llm_x_all_test_cases", "llm_x_all_holdout_cases",
+                         "llm_x_all_holdout2_cases"}
+    assert "k-01" not in rows["llm_x_all_dev_cases"].notes
+    assert str(tmp_path / "updates-cases-holdout2.json") in rows["llm_x_all_holdout2_cases"].notes
+    assert holdout_details == {HOLDOUT: {"llm_x_all": [{"id": "h-01"}]}, HOLDOUT2: {"llm_x_all": [{"id": "k-01"}]}}
+    write_test_details(out, suite="updates", quick=False, details=test_details)
+    write_held_out_details(out, suite="updates", quick=False, details=holdout_details)
+    held2 = json.loads((tmp_path / "updates-cases-holdout2.json").read_text(encoding="utf-8"))
+    held = json.loads((tmp_path / "updates-cases-holdout.json").read_text(encoding="utf-8"))
+    assert held2["runs"] == {"llm_x_all": [{"id": "k-01"}]} and "HOLDOUT2" in held2["note"]
+    assert held["runs"] == {"llm_x_all": [{"id": "h-01"}]}
+    assert "k-01" not in out.read_text(encoding="utf-8")
+    with pytest.raises(L3mpError, match="HOLDOUT2"):
+        list(detail_rows("q", results[3:], unit="cases", cases_out=out, env_key=ENV_CASES, test_details={}))
