@@ -1,5 +1,5 @@
-"""The hand-written request benchmark (l3mp/bench/cases/goals.yaml, and its HOLDOUT split in goals-holdout.yaml) is
-well-formed and right about its houses.
+"""The hand-written request benchmark (l3mp/bench/cases/goals.yaml, and its held-out splits in goals-holdout.yaml and
+goals-holdout2.yaml) is well-formed and right about its houses.
 
 No LLM: every gold goal is checked against its generated house (after the case's perception changes) with the
 project's goal parser, planner (LAPKT) and validator; what a case says cannot be planned is proved so with
@@ -23,7 +23,7 @@ from l3mp.bench.goal_suite import (
     house_of,
     load_benchmark,
 )
-from l3mp.bench.handwritten import HELD_OUT, HOLDOUT, SPLITS, cases_file, holdout_name
+from l3mp.bench.handwritten import HELD_OUT, HOLDOUT, HOLDOUT2, SPLITS, cases_file, holdout_name
 from l3mp.bench.update_suite import household
 from l3mp.errors import ProblemError
 from l3mp.planning.goal import WILDCARD, assemble_goal, parse_goal
@@ -37,6 +37,10 @@ WITH_GOAL = [c for c in BENCH.cases if c.outcome in ("goal", "satisfied")]
 ASK = [c for c in BENCH.cases if c.outcome == "ask"]
 IMPOSSIBLE = [c for c in BENCH.cases if c.outcome == "impossible"]
 MOVED = [c for c in BENCH.cases if c.before]
+OTHER_SEEDS = {1, 3, 5, 7, 11, 17}
+"""Houses of the other suites and of the main job (the evaluation, speech, planning, retrieval, graph, faults)."""
+UPDATES_HOLDOUT2_SEEDS = {52, 58}
+"""The houses the updates benchmark's HOLDOUT2 was written on (also read from its file, once it has cases)."""
 GROUND_TRUE = {"goal": False, "satisfied": True}
 """Whether the gold goal of each outcome already holds in the house."""
 
@@ -66,7 +70,13 @@ def named(case: GoalCase) -> set[str]:
 
 
 def test_the_cases_files_are_package_data():
-    assert cases_resource().is_file() and cases_file(holdout_name("goals.yaml")).is_file()
+    assert cases_resource().is_file()
+    assert all(cases_file(holdout_name("goals.yaml", split)).is_file() for split in HELD_OUT)
+
+
+def test_every_held_out_file_is_loaded():
+    for split in HELD_OUT:
+        assert BENCH.split(split), f"no {split.upper()} case was loaded"
 
 
 def test_ids_are_unique_and_the_splits_are_the_updates_benchmarks_houses():
@@ -77,11 +87,15 @@ def test_ids_are_unique_and_the_splits_are_the_updates_benchmarks_houses():
         assert all(c.id.startswith(split[0]) for c in BENCH.split(split))
         if split not in HELD_OUT:  # DEV and TEST: houses of the updates benchmark's same split (it may have more)
             assert {c.seed for c in BENCH.split(split)} <= {c.seed for c in updates.split(split)}, split
-    # HOLDOUT: two houses of its own, in no split of the updates benchmark (nor its HOLDOUT) and no other split here
-    held = {c.seed for c in BENCH.split(HOLDOUT)}
-    elsewhere = {c.seed for c in updates.cases} | {c.seed for c in BENCH.cases if c.split != HOLDOUT}
-    assert len(held) >= 2 and not held & elsewhere, held
-    assert not held & {1, 3, 5, 7, 11, 17}, "the other suites' and the main job's houses"
+    # each held-out split: two houses of its own, in no split of the updates benchmark (nor its held-out ones), no
+    # other split here and no other suite
+    for split in HELD_OUT:
+        held = {c.seed for c in BENCH.split(split)}
+        elsewhere = ({c.seed for c in updates.cases} | set(updates.houses.values()) | UPDATES_HOLDOUT2_SEEDS
+                     | {c.seed for c in BENCH.cases if c.split != split})
+        assert len(held) >= 2 and not held & elsewhere, (split, held & elsewhere)
+        assert not held & OTHER_SEEDS, f"{split}: the other suites' and the main job's houses"
+        assert all(c.id.startswith("h") for c in BENCH.split(split)), split
 
 
 def test_counts_outcomes_and_category_coverage():
@@ -99,16 +113,17 @@ def test_counts_outcomes_and_category_coverage():
         assert min(per_house.values()) >= 15, (split, per_house)
 
 
-def test_the_holdout_split_covers_every_category_and_outcome_on_each_of_its_houses():
-    held = BENCH.split(HOLDOUT)
-    assert len(held) >= 40
+@pytest.mark.parametrize(("split", "per_house_least"), [(HOLDOUT, 18), (HOLDOUT2, 20)])
+def test_a_held_out_split_covers_every_category_and_outcome_on_each_of_its_houses(split, per_house_least):
+    held = BENCH.split(split)
+    assert len(held) >= 40, split
     counts = Counter(cat for c in held for cat in c.categories)
     thin = {cat: counts[cat] for cat in CATEGORIES if counts[cat] < 2}
-    assert not thin, f"HOLDOUT: categories with fewer than 2 cases: {thin}"
+    assert not thin, f"{split.upper()}: categories with fewer than 2 cases: {thin}"
     outcomes = Counter(c.outcome for c in held)
-    assert all(outcomes[o] >= 3 for o in GOLD), outcomes
+    assert all(outcomes[o] >= 3 for o in GOLD), (split, outcomes)
     per_house = Counter(c.house for c in held)
-    assert len(per_house) >= 2 and min(per_house.values()) >= 18, per_house
+    assert len(per_house) >= 2 and min(per_house.values()) >= per_house_least, (split, per_house)
 
 
 def test_categories_say_what_the_gold_and_the_case_are():
