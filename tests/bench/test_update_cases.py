@@ -1,5 +1,5 @@
-"""The hand-written update benchmark (l3mp/bench/cases/updates.yaml, and its HOLDOUT split in updates-holdout.yaml)
-is well-formed and right about its houses.
+"""The hand-written update benchmark (l3mp/bench/cases/updates.yaml, and its held-out splits HOLDOUT in
+updates-holdout.yaml and HOLDOUT2 in updates-holdout2.yaml) is well-formed and right about its houses.
 
 No LLM: every gold delta is checked against its generated house with the project's verifier.
 """
@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from l3mp.bench import goal_suite
-from l3mp.bench.handwritten import HOLDOUT, SPLITS, cases_file, holdout_name
+from l3mp.bench.handwritten import HELD_OUT, SPLITS, cases_file, holdout_name
 from l3mp.bench.update_suite import CATEGORIES, case_graph, case_world, cases_resource, load_benchmark
 from l3mp.domain.paths import ROBOT
 
@@ -24,7 +24,10 @@ OTHER_SEEDS = {1, 3, 5, 7, 11, 17}
 
 
 def test_the_cases_files_are_package_data():
-    assert cases_resource().is_file() and cases_file(holdout_name("updates.yaml")).is_file()
+    assert cases_resource().is_file()
+    for split in HELD_OUT:
+        assert cases_file(holdout_name("updates.yaml", split)).is_file(), split
+        assert {c.split for c in BENCH.cases} >= {split}, f"no {split} case is loaded"
 
 
 def test_ids_are_unique_and_splits_use_disjoint_houses():
@@ -36,12 +39,15 @@ def test_ids_are_unique_and_splits_use_disjoint_houses():
     assert not seeds["dev"] & seeds["test"]
     assert len(seeds["dev"]) >= 2 and len(seeds["test"]) >= 4
     assert not {1, 7} & set(BENCH.houses.values()), "seeds 1 and 7 are the evaluation's and the main job's houses"
-    # HOLDOUT: houses of its own, in no other split of either benchmark and in no other suite
+    # each held-out split: houses of its own, in no other split of either benchmark (nor the other benchmark's split
+    # of the same name) and in no other suite
     goals = goal_suite.load_benchmark()
-    elsewhere = seeds["dev"] | seeds["test"] | {c.seed for c in goals.cases if c.split != HOLDOUT} | OTHER_SEEDS
-    assert len(seeds[HOLDOUT]) >= 2 and not seeds[HOLDOUT] & elsewhere, seeds[HOLDOUT]
-    assert not seeds[HOLDOUT] & {c.seed for c in goals.split(HOLDOUT)}, "the goals HOLDOUT has other houses"
-    assert all(c.id.startswith("h") for c in BENCH.split(HOLDOUT))
+    goal_seeds = set(goals.houses.values()) | {c.seed for c in goals.cases}
+    for held in HELD_OUT:
+        others = set().union(*(seeds[s] for s in SPLITS if s != held))
+        assert len(seeds[held]) >= 2 and not seeds[held] & (others | goal_seeds | OTHER_SEEDS), (held, seeds[held])
+        assert not seeds[held] & {c.seed for c in goals.split(held)}, f"the goals {held} has other houses"
+        assert all(c.id.startswith("h") for c in BENCH.split(held)), held
 
 
 def test_counts_outcomes_and_category_coverage():
@@ -57,16 +63,17 @@ def test_counts_outcomes_and_category_coverage():
     assert 0.10 <= quiet <= 0.15, f"{quiet:.1%} of TEST are none/ask outcomes (want 10-15 %)"
 
 
-def test_the_holdout_split_covers_every_category_on_each_of_its_houses():
-    held = BENCH.split(HOLDOUT)
+@pytest.mark.parametrize("split", HELD_OUT)
+def test_each_held_out_split_covers_every_category_on_each_of_its_houses(split):
+    held = BENCH.split(split)
     assert len(held) >= 60
     counts = Counter(cat for c in held for cat in c.categories)
     thin = {cat: counts[cat] for cat in CATEGORIES if counts[cat] < 2}
-    assert not thin, f"HOLDOUT: categories with fewer than 2 cases: {thin}"
+    assert not thin, f"{split}: categories with fewer than 2 cases: {thin}"
     outcomes = Counter(c.outcome for c in held)
     assert outcomes["none"] >= 4 and outcomes["ask"] >= 3, outcomes
     quiet = (outcomes["none"] + outcomes["ask"]) / len(held)
-    assert 0.10 <= quiet <= 0.20, f"{quiet:.1%} of HOLDOUT are none/ask outcomes (want 10-20 %)"
+    assert 0.10 <= quiet <= 0.20, f"{quiet:.1%} of {split} are none/ask outcomes (want 10-20 %)"
     per_house = Counter(c.house for c in held)
     assert len(per_house) >= 2 and min(per_house.values()) >= 25, per_house
 
