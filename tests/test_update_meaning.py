@@ -116,6 +116,23 @@ def test_a_wash_does_not_hand_the_thing_to_the_person_named():
     assert Stated(F("has", "alice", "plate1"), True) not in kept and not any("added (has" in n for n in notes)
 
 
+@pytest.mark.parametrize("text", ["Alice hand-washed the plate from the sink.", "The plate in the sink got washed.",
+                                  "Alice washed the plate from the sink by hand."])
+def test_a_wash_that_moves_nothing_leaves_the_thing_where_it_is(text):
+    graph = house_graph()
+    grounder = Grounder(household(), household_rules())
+    stated = [Stated(F("dirty", "plate1"), False), Stated(F("on", "plate1", "sink1"), False)]
+    kept, notes = repair(stated, grounder.ground(text, graph), text, Lexicon.for_domain(household()),
+                         household_rules(), graph, household())
+    assert kept == [Stated(F("dirty", "plate1"), False)]
+    assert notes == ["dropped (not (on plate1 sink1)): the text changes only the state of plate1, not where it is"]
+    # a verb that moves it keeps the move ("took the plate from the sink and washed it")
+    text = "Alice took the plate from the sink and washed it."
+    kept, _notes = repair(stated, grounder.ground(text, graph), text, Lexicon.for_domain(household()),
+                          household_rules(), graph, household())
+    assert Stated(F("on", "plate1", "sink1"), False) in kept and Stated(F("has", "alice", "plate1"), True) in kept
+
+
 def test_a_state_word_of_a_plural_goes_to_each_thing_the_answer_changes():
     graph = house_graph()
     graph.remove_fact(F("dirty", "mug1"))

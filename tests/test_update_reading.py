@@ -205,6 +205,9 @@ def test_a_state_word_after_its_is_what_the_thing_is():
 def test_one_state_word_for_things_named_one_after_another():
     assert literals("Jessica washed the purple plate and the black frying pan.") == {
         Stated(F("dirty", "purple_plate_1"), False), Stated(F("dirty", "black_frying_pan_1"), False)}
+    # things of different kinds listed after one state word each get the state of their kind
+    assert literals("Jessica switched off the TV and the vanity light.") == {
+        Stated(F("tv_on", "tv_1"), False), Stated(F("light_on", "vanity_light_1"), False)}
 
 
 def test_still_with_a_person_says_where_it_is_and_a_still_that_moves_is_not_read():
@@ -218,3 +221,12 @@ def test_a_few_things_the_words_count_are_each_read():
         Stated(F("dirty", n), False) for n in ("plate_1", "purple_plate_1", "yellow_plate_1")}
     assert reading("Jessica washed both plates and put them in the kitchen sink in kitchen 1.") is None  # three
     assert reading("Jessica used the plates and left them in the kitchen sink in kitchen 1.") is None  # which?
+
+
+def test_a_thing_moved_to_the_other_of_two_alike_places_goes_there():
+    graph = house_graph(21)  # the glass is on desk_1 (bedroom 2); desk_2 is in bedroom 3
+    text = "Michael moved the glass to the other desk."
+    grounder = Grounder(household(), household_rules())
+    found = read(text, grounder.ground(text, graph), graph, household(), household_rules(),
+                 Lexicon.for_domain(household()))
+    assert found is not None and found.stated == [Stated(F("on", "glass_1", "desk_2"), True)]

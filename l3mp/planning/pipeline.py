@@ -149,7 +149,7 @@ class TaskPlanner:
         started = time.perf_counter()
         mentions: tuple[Mention, ...] = ()
         if goal is None:
-            mentions = self.grounder.ground(task, graph)
+            mentions = self.grounder.ground(task, graph, speaker=speaker)
         if goal is None and self.read_requests:
             read = read_request(task, graph, self.world.domain, self.world.verifier.rules, speaker=speaker,
                                 grounder=self.grounder, mentions=mentions)

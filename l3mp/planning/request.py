@@ -157,14 +157,14 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
     """The request read without the LLM, or None when it is not plain enough (see the module docstring).
     `mentions`: the task's mentions grounded over the whole graph, if the caller has them."""
     grounder = grounder or Grounder(domain, rules)
-    mentions = grounder.ground(task, graph) if mentions is None else mentions
+    mentions = grounder.ground(task, graph, speaker=speaker) if mentions is None else mentions
     said, said_mentions = task, mentions
     plain = plain_request(task)
     if plain != task:  # "don't forget to close the cupboard": close it
-        task, mentions = plain, grounder.ground(plain, graph)
+        task, mentions = plain, grounder.ground(plain, graph, speaker=speaker)
     said_of_it = _said_of_it(task, mentions, graph, domain, grounder.lexicon)
     if said_of_it is not None:  # "the phone is ringing, could you answer it?": answer the phone
-        task, mentions = said_of_it, grounder.ground(said_of_it, graph)
+        task, mentions = said_of_it, grounder.ground(said_of_it, graph, speaker=speaker)
     mentions = _coordinated_places(tokens(task), tuple(mentions), graph, domain, rules)
     why = why_impossible(task, mentions, graph, domain, rules, grounder.lexicon)
     if why and task != said and not why_impossible(said, said_mentions, graph, domain, rules, grounder.lexicon):
@@ -186,7 +186,7 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
         if not rest:
             return None
         text = " ".join(rest)
-        mentions = grounder.ground(text, graph)
+        mentions = grounder.ground(text, graph, speaker=speaker)
     reading = read(text, mentions, graph, domain, rules, grounder.lexicon, request=True, speaker=speaker)
     if reading is None or not reading.stated:
         if not keeps and _EVERYTHING & set(tokens(text)):
@@ -312,7 +312,7 @@ def settle_goal(task: str, literals: Sequence[Literal], mentions: Sequence[Menti
     notes: list[str] = []
     literals = mend_signs(wording, within_groups(wording, literals, graph, domain, rules, lexicon, notes), graph,
                           lexicon, notes)
-    literals = _without_implied(literals, rules)
+    literals = _one_place_each(_without_implied(literals, rules), rules, notes)
     keeps, _ = kept_things(task, mentions, graph, domain, lexicon)
     literals = apply_keeps(_except_contradicted(literals, graph, domain), keeps, graph, domain)
     quantified = [lit for lit in literals if lit.quantified]
@@ -362,6 +362,28 @@ def _without_implied(literals: Sequence[Literal], rules: RuleSet) -> list[Litera
     return [lit for lit in literals if not (lit.negated and any(
         (rule.name, key) in placed for rule in rules.for_predicate(lit.predicate) if rule.max == 1
         for key in rule.keys_of(lit.predicate, lit.args)))]
+
+
+def _one_place_each(literals: Sequence[Literal], rules: RuleSet, notes: list[str]) -> list[Literal]:
+    """Of two places for one thing under a rule that allows it one ("(holding the_robot book)" and "(on book
+    shelf)": no state has both), the last stands: the robot holds it on the way, where it ends is the goal."""
+    last: dict[tuple[str, str], int] = {}
+    for k, lit in enumerate(literals):
+        if not lit.negated and not lit.quantified:
+            for rule in rules.for_predicate(lit.predicate):
+                if rule.max == 1:
+                    for key in rule.keys_of(lit.predicate, lit.args):
+                        last[(rule.name, key)] = k
+    out = []
+    for k, lit in enumerate(literals):
+        later = None if lit.negated or lit.quantified else next(
+            (literals[last[(rule.name, key)]] for rule in rules.for_predicate(lit.predicate) if rule.max == 1
+             for key in rule.keys_of(lit.predicate, lit.args) if last.get((rule.name, key), k) > k), None)
+        if later is not None:
+            notes.append(f"dropped {lit.to_pddl()}: {later.to_pddl()} is where the request leaves it")
+            continue
+        out.append(lit)
+    return out
 
 
 def _asked_to_keep(literal: Stated, task: str, mentions: Sequence[Mention]) -> bool:

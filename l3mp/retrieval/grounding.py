@@ -197,8 +197,10 @@ class Grounder:
     def lexicon(self) -> Lexicon:
         return self._lexicon
 
-    def ground(self, text: str, graph: WorldGraph, entities: Iterable[str] | None = None) -> tuple[Mention, ...]:
-        """The mentions of `text`, in text order, grounded among `entities` (default: every entity)."""
+    def ground(self, text: str, graph: WorldGraph, entities: Iterable[str] | None = None, *,
+               speaker: str | None = None) -> tuple[Mention, ...]:
+        """The mentions of `text`, in text order, grounded among `entities` (default: every entity); `speaker`: who
+        said it, whose things "my X" are."""
         names = sorted(graph.entities()) if entities is None else sorted(n for n in set(entities)
                                                                         if graph.has_entity(n))
         table = [self._describe(graph, n) for n in names]
@@ -214,7 +216,8 @@ class Grounder:
             if mention is not None:
                 found[i] = mention
         ordered = sorted(found.values(), key=lambda m: m.start)
-        ordered = _possessives(ordered, words, vocabulary, narrowed)
+        ordered = _possessives(ordered, words, vocabulary, narrowed, speaker)
+        ordered = _the_other(ordered, words, vocabulary)
         ordered = _renarrow(ordered, vocabulary, narrowed)
         return tuple(_link_qualifiers(ordered, narrowed))
 
@@ -278,6 +281,7 @@ class Grounder:
         said = [w for w in words[said_start:end] if not _NUMBER.fullmatch(w)]
         exact = {n: v for n, v in scored.items() if by_name[n].noun_phrase == said}
         by_label = bool(exact) and len(_best(scored)) > 1
+        unlabelled = scored
         if by_label:  # "the bowl" is the one labelled "bowl", before the salad bowl
             scored = exact
         alternatives = _best(scored)
@@ -290,15 +294,21 @@ class Grounder:
                            tuple(n for n in of.alternatives if n in scored) or kept, plural,
                            broader=tuple(n for n in broader if n in set(of.broader) | set(of.candidates)) or kept)
         place = self._place(words, i, found)
-        if place is not None and (not self._moved(words, start, vocabulary) or self._left_in_state(words, place)):
+        at = i + 2 if i + 1 < len(words) and _NUMBER.fullmatch(words[i + 1]) else i + 1
+        if place is not None and (not self._moved(words, start, vocabulary) or self._left_in_state(words, place)
+                                  or (words[at] == "from" and len(place.candidates) == 1)):
+            # "put the soup can from the pantry on the counter": where it came from says which
             pool = set(place.candidates) | set(place.alternatives) | set(place.broader)
-            at = i + 2 if i + 1 < len(words) and _NUMBER.fullmatch(words[i + 1]) else i + 1
             with_ = words[at] == "with"
             if with_:  # "the kitchen island with the lemon": the one the lemon is on
                 pool = {p for n in place.candidates if n in by_name for p in by_name[n].places}
                 narrower = {n: s for n, s in scored.items() if n in pool}
-            else:
-                narrower = {n: s for n, s in scored.items() if by_name[n].places & pool}
+            else:  # the places the words name first ("from the cupboard": not the pantry, a cupboard too)
+                narrower = {n: s for n, s in scored.items() if by_name[n].places & set(place.candidates)} or {
+                    n: s for n, s in scored.items() if by_name[n].places & pool}
+                if not narrower and by_label:  # "the shelf in bathroom 3": not the one labelled "shelf" elsewhere
+                    narrower = {n: s for n, s in unlabelled.items() if by_name[n].places & set(place.candidates)}
+                    scored = unlabelled if narrower else scored
             if narrower and (len(_best(scored)) > 1 or set(_best(narrower)) == set(_best(scored))):
                 scored = narrower  # narrowed, or it says where the thing already is: the place only describes
                 narrowed[end - 1] = place.start
@@ -424,8 +434,27 @@ def places_of(graph: WorldGraph, rules: RuleSet, name: str) -> set[str]:
     return first.union(*(direct(p) for p in first))
 
 
+def _the_other(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary) -> list[Mention]:
+    """``moved the energy drink to the other coffee table``: of two alike things, the one that is not where a thing
+    named before it is."""
+    by_name = {e.name: e for e in vocabulary.entities}
+    out = list(mentions)
+    for k, mention in enumerate(out):
+        if mention.start == 0 or words[mention.start - 1] != "other" or len(mention.candidates) != 2:
+            continue
+        for earlier in reversed(out[:k]):
+            if earlier.entity is None or earlier.entity not in by_name:
+                continue
+            where = by_name[earlier.entity].places & set(mention.candidates)
+            if len(where) == 1:
+                other = tuple(n for n in mention.candidates if n not in where)
+                out[k] = replace(mention, candidates=other, alternatives=other, broader=other, by_label=False)
+                break
+    return out
+
+
 def _possessives(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary,
-                 narrowed: dict[int, int]) -> list[Mention]:
+                 narrowed: dict[int, int], speaker: str | None = None) -> list[Mention]:
     """``Jessica's phone``: the possessor qualifies the thing, and picks it among alike ones when it can; ``her
     book``: the nearest earlier mention that has (or holds, or is where) one of the books picks it."""
     by_name = {e.name: e for e in vocabulary.entities}
@@ -437,6 +466,11 @@ def _possessives(mentions: list[Mention], words: list[str], vocabulary: _Vocabul
         around = set().union(*(by_name[o].places for o in owner.candidates if o in by_name))
         return direct or tuple(n for n in thing.candidates if by_name[n].places & around)
 
+    for k, thing in enumerate(out):  # "my phone", said by Sarah: the one Sarah has, or the one in her room
+        if speaker in by_name and thing.start > 0 and words[thing.start - 1] == "my" and len(thing.candidates) > 1:
+            mine = owned(thing, Mention(thing.start - 1, thing.start, "my", (speaker,)))
+            if mine:
+                out[k] = replace(thing, candidates=mine, alternatives=mine, by_label=False)
     for k in range(1, len(out)):
         owner, thing = out[k - 1], out[k]
         if owner.end + 1 == thing.start and words[owner.end] == "'s":

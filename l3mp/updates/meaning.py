@@ -312,6 +312,7 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
     kept = _last_place(kept, mentions, sources, rules, graph, notes)
     kept = [_nearest_place(s, mentions, rules, graph, notes) for s in kept]
     added = _new_places(kept, mentions, sources, rules, graph, domain, notes, words, lexicon)
+    kept = _stays_put(kept, words, lexicon, rules, graph, notes)
     new = {s.fact for s in added}  # the text's verb settles it: "not (has jessica chips)" of the answer goes
     return [s for s in kept if s.fact not in new] + added, notes
 
@@ -364,11 +365,31 @@ def _new_places(stated: list[Stated], mentions: Sequence[Mention], sources: set[
     (Jessica, who can have it), that is its new place; only when a verb of the text moves, takes or gives it
     ("washed the mug from the dishwasher" does not say that Jessica has it)."""
     named = {m.entity for m in mentions if m.entity is not None and not m.plural} - sources
-    verbs = lexicon.moves | lexicon.takes | lexicon.gives if lexicon is not None else frozenset()
-    if lexicon is not None and not any(w in verbs and (i == 0 or words[i - 1] not in ("by", "a"))
-                                       for i, w in enumerate(words)):
-        return []  # not "by hand"
+    if lexicon is not None and not moves_anything(words, lexicon):
+        return []
     added = []
+    for literal, rule, thing in _unplaced(stated, rules, graph):
+        fact = literal.fact
+        if thing in named:
+            options = places_for(thing, rule, named - set(fact.args), graph, domain)
+            if len(options) == 1:
+                new = Stated(options[0], True)
+                added.append(new)
+                notes.append(f"added {new}: the text names only it as where {thing} is now")
+    return added
+
+
+def moves_anything(words: Sequence[str], lexicon: Lexicon) -> bool:
+    """Whether a verb of the text moves, takes or gives something: not "by hand", "a hand", or "hand-washed"
+    (a verb of giving before a state word is part of that word)."""
+    verbs = lexicon.moves | lexicon.takes | lexicon.gives
+    states = frozenset().union(*(w for signs in lexicon.states.values() for w in signs.values()))
+    return any(w in verbs and (i == 0 or words[i - 1] not in ("by", "a"))
+               and not (i + 1 < len(words) and words[i + 1] in states) for i, w in enumerate(words))
+
+
+def _unplaced(stated: Sequence[Stated], rules: RuleSet, graph: WorldGraph):
+    """(literal, rule, thing) for each place of a thing the answer removes without giving it another one."""
     for literal in stated:
         fact = literal.fact
         if literal.true or not graph.has_fact(fact):
@@ -378,15 +399,23 @@ def _new_places(stated: list[Stated], mentions: Sequence[Mention], sources: set[
             if rule.max != 1 or not rule.min or not keys:
                 continue
             thing = keys[0]
-            placed = any(s.true and thing in rule.keys_of(s.fact.predicate, s.fact.args) for s in stated)
-            if thing not in named or placed:
-                continue
-            options = places_for(thing, rule, named - set(fact.args), graph, domain)
-            if len(options) == 1:
-                new = Stated(options[0], True)
-                added.append(new)
-                notes.append(f"added {new}: the text names only it as where {thing} is now")
-    return added
+            if not any(s.true and thing in rule.keys_of(s.fact.predicate, s.fact.args) for s in stated):
+                yield literal, rule, thing
+
+
+def _stays_put(stated: list[Stated], words: Sequence[str], lexicon: Lexicon, rules: RuleSet, graph: WorldGraph,
+               notes: list[str]) -> list[Stated]:
+    """A thing whose state the answer changes ("the bowl on the desk got washed") and whose place it also removes
+    with no new one, where no verb of the text moves, takes or gives anything: the text only changed its state, so
+    it stays where memory has it."""
+    if moves_anything(words, lexicon):
+        return stated
+    drop = set()
+    for literal, _rule, thing in _unplaced(stated, rules, graph):
+        if any(s.fact.args == (thing,) for s in stated):
+            drop.add(literal)
+            notes.append(f"dropped {literal}: the text changes only the state of {thing}, not where it is")
+    return [s for s in stated if s not in drop]
 
 
 def places_for(thing: str, rule: CardinalityRule, named: set[str], graph: WorldGraph, domain: Domain) -> list[Fact]:

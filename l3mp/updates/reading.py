@@ -263,8 +263,11 @@ class _Reader:
             if len(truth) > 1 or (len(fitting) > 1 and not self._coordinated(list(fitting.values()))):
                 return None
             said = {i for i in range(start, end) if signs_in(self.sign_words, i, i + 1, signs)}
-            if fitting and said & words_used:
-                return None  # one word for two things' states ("switched off the lamp next to the TV")
+            listed = [*self.stateful, *fitting.values()]
+            if fitting and said & words_used and (any(t.mention.plural for t in listed) or not self._coordinated(
+                    listed)):
+                return None  # one word for two things' states ("switched off the lamp next to the TV"), unless
+                # they are listed ("turned on the mirror light and the bathroom tap")
             sign = truth.pop()
             for thing in fitting.values():
                 names = thing.mention.candidates if thing.mention.plural else thing.mention.candidates[:1]
@@ -343,7 +346,7 @@ class _Reader:
             if t.start <= thing.start or t.kind not in ("receptacle", "person", "room"):
                 continue
             i = t.mention.start - 1
-            while i > thing.start and self.words[i] in _DETERMINERS | _FILLERS:
+            while i > thing.start and self.words[i] in _DETERMINERS | _FILLERS | {"other"}:
                 i -= 1
             if self.words[i] in _TO:
                 return t

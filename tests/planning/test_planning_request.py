@@ -340,6 +340,13 @@ def test_alike_things_the_model_picked_from_are_asked_about_instead_of_planned(s
     assert result.question.startswith("Which phone do you mean:") and len(server.requests) == 1
 
 
+def test_of_two_places_the_model_gives_one_thing_the_last_is_the_goal():
+    found = settled("Put the atlas back on the bookshelf in the living room.",
+                    Literal("holding", ("the_robot", "atlas_1"), False), Literal("on", ("atlas_1", "bookshelf_1"), False))
+    assert found.outcome == GOAL and found.goal == "(on atlas_1 bookshelf_1)", found
+    assert "dropped (holding the_robot atlas_1)" in found.reason
+
+
 def test_the_requests_words_give_a_model_state_its_sign():
     found = settled("Could you deal with the pink smartphone? It keeps ringing.",
                     Literal("ringing", ("pink_smartphone_1",), False))  # repeats what is so: the state to change
@@ -348,6 +355,10 @@ def test_the_requests_words_give_a_model_state_its_sign():
     assert dark.goal == "(light_on overhead_light_7)"
     asked = settled("Switch the vanity light off.", Literal("light_on", ("vanity_light_1",), False))
     assert asked.goal == "(not (light_on vanity_light_1))"
+    # "nobody left the TV on" says it should be off: the negation keeps the words from flipping the model's sign
+    nobody = settled("Can you make sure nobody left the TV on?", Literal("tv_on", ("tv_1",), True))
+    assert "(tv_on tv_1)" not in (nobody.goal or "").replace("(not (tv_on tv_1))", "")
+    assert "the request's words say so" not in (nobody.reason or "")
 
 
 def test_a_model_goal_that_lists_things_beside_the_group_the_request_names_keeps_the_group():

@@ -86,6 +86,46 @@ def test_after_a_verb_of_moving_the_place_is_where_it_went_not_which_thing(groun
     assert said["blue phone"] == ("blue_phone_1", "blue_phone_2")
 
 
+def test_a_place_after_from_says_which_thing_even_after_a_verb_of_moving(grounder, house):
+    # "from the nightstand" is where the phone came from, so it tells the two blue phones apart; the place it went
+    # to ("on the desk") does not
+    there = found(grounder, house, "the blue phone on the nightstand")["blue phone"]
+    assert len(there) == 1
+    said = found(grounder, house, "Jessica put the blue phone from the nightstand on the desk.")
+    assert said["blue phone"] == there
+    moved = found(grounder, house, "Jessica moved the blue phone from the nightstand to the desk.")
+    assert moved["blue phone"] == there
+
+
+def test_the_place_named_by_its_own_words_comes_before_others_of_its_type(grounder):
+    graph = generate_house(seed=21).to_graph()  # a soup can in the kitchen cupboard and one in the pantry (a cupboard)
+    assert found(grounder, graph, "Sarah moved the soup can from the cupboard to the counter.")["soup can"] == (
+        "soup_can_2",)
+    assert found(grounder, graph, "Sarah took the soup can from the pantry.")["soup can"] == ("soup_can_1",)
+
+
+def test_a_room_after_a_bare_type_word_picks_the_one_there_over_the_one_labelled_so(grounder, house):
+    # house 7: the one labelled just "shelf" is in the garage; "the shelf in bedroom 1" is that room's bookshelf
+    assert found(grounder, house, "Jessica put the atlas on the shelf.")["shelf"] == ("shelf_1",)
+    assert found(grounder, house, "Jessica left the atlas on the shelf in bedroom 1.")["shelf"] == ("bookshelf_2",)
+    assert found(grounder, house, "Jessica left the atlas on the shelf in the garage.")["shelf"] == ("shelf_1",)
+
+
+def test_the_other_of_two_alike_places_is_the_one_the_thing_named_before_is_not_on(grounder):
+    graph = generate_house(seed=21).to_graph()  # two desks: the glass is on desk_1, the yellow dictionary on desk_2
+    assert found(grounder, graph, "Michael moved the glass to the other desk.")["desk"] == ("desk_2",)
+    assert found(grounder, graph, "Michael put the yellow dictionary on the other desk.")["desk"] == ("desk_1",)
+    assert found(grounder, graph, "Michael put the glass on the desk.")["desk"] == ("desk_1", "desk_2")
+
+
+def test_my_thing_is_the_speakers(grounder, house):
+    # house 7: Jessica has one blue phone, the other is on the nightstand in bedroom 1
+    def phone(speaker):
+        return {m.words: m.candidates for m in grounder.ground("Bring me my blue phone.", house, speaker=speaker)}
+    assert phone("jessica")["blue phone"] == ("blue_phone_2",)
+    assert phone(None)["blue phone"] == ("blue_phone_1", "blue_phone_2")
+
+
 def test_a_thing_left_in_a_state_is_told_apart_by_its_place_and_not_moved_there(grounder):
     graph = generate_house(seed=1).to_graph()  # two cupboards: the kitchen's and the laundry room's
     mentions = grounder.ground("Jessica left the cupboard in the laundry room open.", graph)
