@@ -13,7 +13,7 @@ from l3mp.llm.types import LLM
 from l3mp.retrieval import make_retriever
 from l3mp.retrieval.grounding import Grounder, Lexicon
 from l3mp.updates import APPLIED, ASKED, NO_CHANGE, NLUpdater
-from l3mp.updates.meaning import Stated
+from l3mp.updates.meaning import Stated, repair
 from l3mp.updates.reading import read
 from l3mp.world.delta import state_delta
 from l3mp.world.model import WorldModel
@@ -230,3 +230,34 @@ def test_a_thing_moved_to_the_other_of_two_alike_places_goes_there():
     found = read(text, grounder.ground(text, graph), graph, household(), household_rules(),
                  Lexicon.for_domain(household()))
     assert found is not None and found.stated == [Stated(F("on", "glass_1", "desk_2"), True)]
+
+
+def test_a_later_event_on_the_same_thing_sets_its_final_state():
+    # the plain reading: the last word about the ringing stands
+    assert literals("The blue phone on the nightstand rang and Jessica answered it.") == {
+        Stated(F("ringing", "blue_phone_1"), False), Stated(F("has", "jessica", "blue_phone_1"), True)}
+    # the model's answer keeps its sign when a later clause acts on "it" (not mended back to the first clause's)
+    graph = house()
+    grounder = Grounder(household(), household_rules())
+    for text, literal in (
+            ("The blue phone on the nightstand was ringing, so Jessica picked it up.",
+             Stated(F("ringing", "blue_phone_1"), False)),
+            ("Jessica opened the fridge in kitchen 1, took out the milk and shut it again.",
+             Stated(F("is_open", "fridge_1"), False))):
+        kept, notes = repair([literal], grounder.ground(text, graph), text, Lexicon.for_domain(household()),
+                             household_rules(), graph, household())
+        assert kept == [literal] and notes == [], text
+    # with no later event, the words still give the sign
+    text = "The blue phone on the nightstand is ringing."
+    kept, _notes = repair([Stated(F("ringing", "blue_phone_1"), False)], grounder.ground(text, graph), text,
+                          Lexicon.for_domain(household()), household_rules(), graph, household())
+    assert kept == [Stated(F("ringing", "blue_phone_1"), True)]
+
+
+def test_a_ringing_phone_picked_up_in_the_room_named_before_is_answered_there():
+    nl = _updater()
+    result = nl.update("The blue phone in bedroom 1 was ringing, so Jessica ran in there and picked it up.")
+    assert result.outcome == APPLIED and result.ledger.prompt_tokens == 0, result.reason
+    assert set(result.record.delta.add) == {F("has", "jessica", "blue_phone_1"), F("in_room", "jessica", "bedroom_1")}
+    assert set(result.record.delta.remove) == {F("ringing", "blue_phone_1"), F("on", "blue_phone_1", "nightstand_1"),
+                                               F("in_room", "jessica", "kitchen_1")}

@@ -31,7 +31,8 @@ from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
 from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, tokens
-from l3mp.updates.meaning import DETERMINERS, Stated, clauses, is_carried, is_source, label, signs_in
+from l3mp.updates.meaning import (DETERMINERS, PICK_WORDS, Stated, clauses, is_carried, is_source, label, signs_in,
+                                  went_there)
 from l3mp.world.graph import WorldGraph
 
 _BE = frozenset({"is", "'s", "are", "was", "were", "been", "be"})
@@ -101,7 +102,8 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
             thing = fact.args[0]
             at = [_span_of(spans, r.start) for r in refs if thing in r.names and not r.describes]
             bare = [s for s in spans if not any(s[0] <= r.start < s[1] for r in refs)]
-            if not any(literal.true in signs_in(sign_words, a, b, signs) for a, b in (*at, *bare)):
+            if not any(literal.true in signs_in(sign_words, a, b, signs) for a, b in (*at, *bare)) and not (
+                    not literal.true and signs.get(False, frozenset()) & lexicon.answers and picked_up(words)):
                 out.append((literal, f"the text does not say that {_the(graph, thing)} "
                                       f"{'is now' if literal.true else 'is no longer'} {_state(fact.predicate)}; "
                                       "state only what the text says"))
@@ -118,7 +120,8 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
             out.append((literal, f"the text names {_the(graph, thing)} only to say which thing it means; it did "
                                  "not move"))
             continue
-        where = [r for r in refs if place in r.names and not r.source and not r.describes]
+        there = went_there(words, lexicon) and domain.is_subtype(graph.entity_type(place) or "", "room")
+        where = [r for r in refs if place in r.names and not r.source and (not r.describes or there)]
         if not main or not where:
             out.append((literal, f"the text does not say that {_the(graph, thing)} is now "
                                  f"{'with' if fact.predicate == 'has' else fact.predicate.replace('_', ' ')} "
@@ -273,6 +276,12 @@ def _moves(words: list[str], start: int, end: int, verbs: frozenset[str]) -> str
         if words[i] in _BE and any(w in _TO for w in words[i + 1:min(end, i + 4)]):
             being = "being"
     return being
+
+
+def picked_up(words: Sequence[str]) -> bool:
+    """Whether the text says someone picked something up ("picked it up", "picked up the phone"): a ringing phone
+    picked up is answered."""
+    return any(w in PICK_WORDS and "up" in words[i + 1:i + 5] for i, w in enumerate(words))
 
 
 def _spans(words: list[str], sign_words: list[str], lexicon: Lexicon) -> list[tuple[int, int]]:

@@ -33,6 +33,8 @@ _THINGS = frozenset({"item"})
 with one in his room and one in the garage is asked about), only by the state or the words."""
 DETERMINERS = frozenset({"the", "a", "an", "his", "her", "their", "my", "our", "your", "its", "this", "that"})
 _SOURCES = frozenset({"from", "off", "of"})
+PICK_WORDS = frozenset({"picked", "pick", "picks", "picking"})
+"""Verbs of "picked up": a ringing phone picked up is answered."""
 _PREPOSITIONS = frozenset({"on", "off", "out"})
 _STOPPED = frozenset({"stopped", "stops", "stop", "quit", "ceased", "longer"})
 _SWITCHES = frozenset({"turned", "turn", "turns", "turning", "switched", "switch", "switches", "switching",
@@ -298,7 +300,7 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
     sources = {n for m in mentions if is_source(words, m.start) for n in m.candidates}
     goals = {n for m in mentions if m.qualifies is None and not is_source(words, m.start) for n in m.candidates}
     out = [_to_the_place_named(s, goals, rules, graph, notes) for s in out]
-    out = _without_qualifier_changes(out, mentions, graph, notes) + _missing_states(out, mentions, sign_words,
+    out = _without_qualifier_changes(out, mentions, graph, notes, words, lexicon) + _missing_states(out, mentions, sign_words,
                                                                                    lexicon, graph, domain, notes)
     seen: dict[Fact, bool] = {}
     kept = []
@@ -470,8 +472,11 @@ def _to_the_place_named(literal: Stated, goals: set[str], rules: RuleSet, graph:
 
 
 def _without_qualifier_changes(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph,
-                               notes: list[str]) -> list[Stated]:
+                               notes: list[str], words: Sequence[str] = (),
+                               lexicon: Lexicon | None = None) -> list[Stated]:
     only_describe = _qualifier_entities(mentions)
+    if lexicon is not None and went_there(words, lexicon):  # "the phone in bedroom 1 ..., so he ran in there"
+        only_describe -= {n for m in mentions for n in m.candidates if graph.entity_type(n) == "room"}
     out = []
     for literal in stated:
         if literal.is_change(graph) and only_describe & set(_changed_args(literal)):
@@ -480,6 +485,11 @@ def _without_qualifier_changes(stated: list[Stated], mentions: Sequence[Mention]
             continue
         out.append(literal)
     return out
+
+
+def went_there(words: Sequence[str], lexicon: Lexicon) -> bool:
+    """Whether someone went "(in) there": to the room the text named before."""
+    return any(w in lexicon.goes and "there" in words[i + 1:i + 4] for i, w in enumerate(words))
 
 
 def _qualifier_entities(mentions: Sequence[Mention]) -> set[str]:
@@ -547,15 +557,28 @@ def _signed(literal: Stated, mentions: Sequence[Mention], words: list[str], lexi
     spans = [m for m in mentions if literal.fact.args[0] in m.candidates]
     if not spans:
         return literal
-    found = signs_in(words, *_clause(words, spans[0].start, spans[0].end), signs)
+    start, end = _clause(words, spans[0].start, spans[0].end)
+    found = signs_in(words, start, end, signs)
     if not found:  # "picked up the phone and took the call": a clause that names nothing else
         found = set().union(*(signs_in(words, start, end, signs) for start, end in clauses(words)
                               if not any(start <= m.start < end for m in mentions)))
+    elif _acted_on_later(words, end, signs, lexicon):
+        return literal  # "the phone rang and Jessica answered it", "opened the fridge ... and shut it again"
     if len(found) == 1 and literal.true not in found:
         fixed = Stated(literal.fact, not literal.true)
         notes.append(f"{literal} -> {fixed}: the text says so")
         return fixed
     return literal
+
+
+def _acted_on_later(words: list[str], after: int, signs: dict[bool, frozenset[str]], lexicon: Lexicon) -> bool:
+    """Whether a later clause does something to "it" / "them" that bears on this state (a state word of it; for a
+    state that answering ends, a verb of answering or taking: "was ringing, so Jessica picked it up"): the thing's own
+    clause then tells how it was before, not how it is now."""
+    verbs = lexicon.answers | lexicon.takes if signs.get(False, frozenset()) & lexicon.answers else frozenset()
+    return any({"it", "them"} & set(words[start:end]) and (
+        signs_in(words, start, end, signs) or verbs & set(words[start:end]))
+        for start, end in clauses(words) if start >= after)
 
 
 def clauses(words: list[str]) -> list[tuple[int, int]]:

@@ -25,7 +25,7 @@ from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
 from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, places_of, tokens, unexplained_at
-from l3mp.updates.meaning import Stated, clauses, is_carried, is_source, places_for, signs_in
+from l3mp.updates.meaning import PICK_WORDS, Stated, clauses, is_carried, is_source, places_for, signs_in, went_there
 from l3mp.world.graph import WorldGraph
 
 _NEGATIONS = frozenset({"not", "t", "never", "no", "nobody", "nothing", "without", "instead", "almost", "if",
@@ -306,6 +306,10 @@ class _Reader:
         after = [t for t in things if t.start > verb]
         if word in self.lexicon.goes:
             room = next((t for t in after if t.kind == "room" and not is_source(self.words, t.start)), None)
+            if room is None and went_there(self.words[verb:end], self.lexicon):  # "ran in there": the room said
+                said = next((m for m in reversed(self.mentions) if m.start < verb and m.entity is not None
+                             and self._kind(m) == "room"), None)
+                room = _Thing(said.start, said.end, said, "room") if said is not None else None
             return subject is not None and room is not None and self._place(subject, room)
         if word in self.lexicon.gives:
             person = next((t for t in after if t.kind == "person"  # not "she" of "the book she was holding"
@@ -318,11 +322,29 @@ class _Reader:
             return self._asked(after, has_state)
         if word in self.lexicon.takes:  # "Sarah has Jessica's book": the book, not Jessica
             thing = next((t for t in after if t.kind == "item" and not is_source(self.words, t.start)), None)
-            return subject is not None and thing is not None and self._place(thing, subject)
+            if subject is None or thing is None or not self._place(thing, subject):
+                return False
+            if word in PICK_WORDS and "up" in self.words[verb + 1:min(end, thing.end + 2)]:
+                self._add(self._picked_up(thing))  # "picked up the ringing phone": answered it
+            return True
         where = self._destination(after, thing)
         if thing is None or where is None:
             return has_state  # "left the tap running": the state is what it says
         return self._place(thing, where, giver=subject)  # of alike things, the one the mover has
+
+    def _picked_up(self, thing: _Thing) -> list[Stated]:
+        """A phone picked up while it rings (in memory, or as the text says) is answered: it stops ringing."""
+        out = []
+        for predicate, signs in self.lexicon.states.items():
+            declared = self.domain.predicate(predicate)
+            if declared is None or declared.arity != 1 or not signs.get(False, frozenset()) & self.lexicon.answers:
+                continue
+            name = thing.mention.candidates[0]
+            fact = Fact(predicate, (name,))
+            if self.domain.is_subtype(self.graph.entity_type(name) or "", declared.types[0]) and (
+                    self.graph.has_fact(fact) or Stated(fact, True) in self.stated):
+                out.append(Stated(fact, False))
+        return out
 
     def _asked(self, after: list[_Thing], has_state: bool) -> bool:
         """A request's verb of moving, taking or giving: "bring me the X" / "give Jessica the X" (the person has
@@ -410,5 +432,9 @@ class _Reader:
         return near[0]
 
     def _add(self, literals: list[Stated]) -> None:
+        """Add literals in text order; a later one about the same fact stands ("the phone rang and Jessica answered
+        it": it is no longer ringing)."""
+        facts = {s.fact for s in literals}
+        self.stated = [s for s in self.stated if s.fact not in facts or s in literals]
         self.stated += [s for s in literals if s not in self.stated]
         self.read_any = self.read_any or bool(literals)
