@@ -206,8 +206,23 @@ class Grounder:
         table = [self._describe(graph, n) for n in names]
         vocabulary = _Vocabulary(table)
         words = tokens(text)
-        found: dict[int, Mention] = {}
-        consumed: set[int] = set()
+        here = self._speakers_room(graph, speaker)
+        pre = {i: (here,) for i, word in enumerate(words) if word == "here" and here is not None}
+        found, narrowed = self._scan(words, vocabulary, pre)  # "the desk lamp in here", said by Sarah: her room
+        there = _there_rooms(words, found, self._domain, graph)
+        if there:  # "leave the overhead light there on", "ran in there": the room named before
+            found, narrowed = self._scan(words, vocabulary, {**pre, **there})
+        ordered = sorted(found.values(), key=lambda m: m.start)
+        ordered = _possessives(ordered, words, vocabulary, narrowed, speaker)
+        ordered = _the_other(ordered, words, vocabulary)
+        ordered = _renarrow(ordered, vocabulary, narrowed)
+        return tuple(_link_qualifiers(ordered, narrowed))
+
+    def _scan(self, words: list[str], vocabulary: _Vocabulary, pre: dict[int, tuple[str, ...]],
+              ) -> tuple[dict[int, Mention], dict[int, int]]:
+        """Mentions found from the last word back, with `pre` (word index -> entities: "here", "there") fixed."""
+        found = {i: Mention(i, i + 1, words[i], names, names, broader=names) for i, names in pre.items()}
+        consumed: set[int] = set(pre)
         narrowed: dict[int, int] = {}
         for i in range(len(words) - 1, -1, -1):
             if i in consumed:
@@ -215,11 +230,14 @@ class Grounder:
             mention = self._mention(words, i, vocabulary, found, consumed, narrowed)
             if mention is not None:
                 found[i] = mention
-        ordered = sorted(found.values(), key=lambda m: m.start)
-        ordered = _possessives(ordered, words, vocabulary, narrowed, speaker)
-        ordered = _the_other(ordered, words, vocabulary)
-        ordered = _renarrow(ordered, vocabulary, narrowed)
-        return tuple(_link_qualifiers(ordered, narrowed))
+        return found, narrowed
+
+    def _speakers_room(self, graph: WorldGraph, speaker: str | None) -> str | None:
+        if speaker is None or not graph.has_entity(speaker) or not self._domain.has_type("room"):
+            return None
+        rooms = [p for p in places_of(graph, self._rules, speaker)
+                 if self._domain.is_subtype(graph.entity_type(p) or "", "room")]
+        return rooms[0] if len(rooms) == 1 else None
 
     # ---- one noun -------------------------------------------------------------------------
     def _mention(self, words: list[str], i: int, vocabulary: _Vocabulary, found: dict[int, Mention],
@@ -342,6 +360,8 @@ class Grounder:
         """The mention of a place right after the noun (``in the kitchen``, ``'s``-less ``of the sink``)."""
         if i + 1 < len(words) and _NUMBER.fullmatch(words[i + 1]):
             i += 1
+        if i + 1 < len(words) and words[i + 1] in ("here", "there") and i + 1 in found:
+            return found[i + 1]  # "the bookshelf here", "the light there"
         if i + 1 >= len(words) or words[i + 1] not in QUALIFIERS:
             return None
         for k in range(i + 2, min(len(words), i + 2 + QUALIFIER_REACH)):
@@ -432,6 +452,21 @@ def places_of(graph: WorldGraph, rules: RuleSet, name: str) -> set[str]:
 
     first = direct(name)
     return first.union(*(direct(p) for p in first))
+
+
+def _there_rooms(words: list[str], found: dict[int, Mention], domain: Domain, graph: WorldGraph,
+                 ) -> dict[int, tuple[str, ...]]:
+    """Each "there" that points back at a room ("in there", "the light there"; not "there is ..."): the last room
+    named before it, when the words named exactly one."""
+    out: dict[int, tuple[str, ...]] = {}
+    for i, word in enumerate(words):
+        if word != "there" or i == 0 or (i + 1 < len(words) and words[i + 1] in {"is", "are", "was", "were", "'s"}):
+            continue
+        rooms = [m for m in found.values() if m.end <= i and m.entity is not None and domain.has_type("room")
+                 and domain.is_subtype(graph.entity_type(m.entity) or "", "room")]
+        if rooms:
+            out[i] = (max(rooms, key=lambda m: m.start).entity,)
+    return out
 
 
 def _the_other(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary) -> list[Mention]:

@@ -31,8 +31,7 @@ from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
 from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, tokens
-from l3mp.updates.meaning import (DETERMINERS, PICK_WORDS, Stated, clauses, is_carried, is_source, label, signs_in,
-                                  went_there)
+from l3mp.updates.meaning import DETERMINERS, PICK_WORDS, Stated, clauses, is_carried, is_source, label, signs_in
 from l3mp.world.graph import WorldGraph
 
 _BE = frozenset({"is", "'s", "are", "was", "were", "been", "be"})
@@ -120,8 +119,7 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
             out.append((literal, f"the text names {_the(graph, thing)} only to say which thing it means; it did "
                                  "not move"))
             continue
-        there = went_there(words, lexicon) and domain.is_subtype(graph.entity_type(place) or "", "room")
-        where = [r for r in refs if place in r.names and not r.source and (not r.describes or there)]
+        where = [r for r in refs if place in r.names and not r.source and not r.describes]
         if not main or not where:
             out.append((literal, f"the text does not say that {_the(graph, thing)} is now "
                                  f"{'with' if fact.predicate == 'has' else fact.predicate.replace('_', ' ')} "

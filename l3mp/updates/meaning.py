@@ -300,7 +300,7 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
     sources = {n for m in mentions if is_source(words, m.start) for n in m.candidates}
     goals = {n for m in mentions if m.qualifies is None and not is_source(words, m.start) for n in m.candidates}
     out = [_to_the_place_named(s, goals, rules, graph, notes) for s in out]
-    out = _without_qualifier_changes(out, mentions, graph, notes, words, lexicon) + _missing_states(out, mentions, sign_words,
+    out = _without_qualifier_changes(out, mentions, graph, notes) + _missing_states(out, mentions, sign_words,
                                                                                    lexicon, graph, domain, notes)
     seen: dict[Fact, bool] = {}
     kept = []
@@ -472,11 +472,8 @@ def _to_the_place_named(literal: Stated, goals: set[str], rules: RuleSet, graph:
 
 
 def _without_qualifier_changes(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph,
-                               notes: list[str], words: Sequence[str] = (),
-                               lexicon: Lexicon | None = None) -> list[Stated]:
+                               notes: list[str]) -> list[Stated]:
     only_describe = _qualifier_entities(mentions)
-    if lexicon is not None and went_there(words, lexicon):  # "the phone in bedroom 1 ..., so he ran in there"
-        only_describe -= {n for m in mentions for n in m.candidates if graph.entity_type(n) == "room"}
     out = []
     for literal in stated:
         if literal.is_change(graph) and only_describe & set(_changed_args(literal)):
@@ -485,11 +482,6 @@ def _without_qualifier_changes(stated: list[Stated], mentions: Sequence[Mention]
             continue
         out.append(literal)
     return out
-
-
-def went_there(words: Sequence[str], lexicon: Lexicon) -> bool:
-    """Whether someone went "(in) there": to the room the text named before."""
-    return any(w in lexicon.goes and "there" in words[i + 1:i + 4] for i, w in enumerate(words))
 
 
 def _qualifier_entities(mentions: Sequence[Mention]) -> set[str]:

@@ -25,7 +25,7 @@ from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
 from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, places_of, tokens, unexplained_at
-from l3mp.updates.meaning import PICK_WORDS, Stated, clauses, is_carried, is_source, places_for, signs_in, went_there
+from l3mp.updates.meaning import PICK_WORDS, Stated, clauses, is_carried, is_source, places_for, signs_in
 from l3mp.world.graph import WorldGraph
 
 _NEGATIONS = frozenset({"not", "t", "never", "no", "nobody", "nothing", "without", "instead", "almost", "if",
@@ -306,10 +306,6 @@ class _Reader:
         after = [t for t in things if t.start > verb]
         if word in self.lexicon.goes:
             room = next((t for t in after if t.kind == "room" and not is_source(self.words, t.start)), None)
-            if room is None and went_there(self.words[verb:end], self.lexicon):  # "ran in there": the room said
-                said = next((m for m in reversed(self.mentions) if m.start < verb and m.entity is not None
-                             and self._kind(m) == "room"), None)
-                room = _Thing(said.start, said.end, said, "room") if said is not None else None
             return subject is not None and room is not None and self._place(subject, room)
         if word in self.lexicon.gives:
             person = next((t for t in after if t.kind == "person"  # not "she" of "the book she was holding"

@@ -347,6 +347,19 @@ def test_of_two_places_the_model_gives_one_thing_the_last_is_the_goal():
     assert "dropped (holding the_robot atlas_1)" in found.reason
 
 
+def test_here_in_a_request_is_where_the_speaker_is():
+    graph = _world().graph
+    here = read_request("Turn on the overhead light in here.", graph, household(), household_rules(),
+                        speaker="jessica")
+    assert here.outcome == GOAL and here.goal == "(light_on overhead_light_1)"
+    nobody = read_request("Turn on the overhead light in here.", graph, household(), household_rules())
+    assert nobody.outcome == ASKED
+    # "there": the room named before
+    there = read_request("Turn on the TV in the living room, and leave the overhead light there on.", graph,
+                         household(), household_rules())
+    assert there.outcome == GOAL and there.goal == "(and (light_on overhead_light_2) (tv_on tv_1))"
+
+
 def test_the_requests_words_give_a_model_state_its_sign():
     found = settled("Could you deal with the pink smartphone? It keeps ringing.",
                     Literal("ringing", ("pink_smartphone_1",), False))  # repeats what is so: the state to change

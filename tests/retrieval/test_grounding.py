@@ -126,6 +126,16 @@ def test_my_thing_is_the_speakers(grounder, house):
     assert phone(None)["blue phone"] == ("blue_phone_1", "blue_phone_2")
 
 
+def test_here_is_the_speakers_room(grounder, house):
+    # house 7: Jessica is in kitchen 1, which has one of the overhead lights
+    said = {m.words: m.candidates for m in grounder.ground("Turn on the overhead light in here.", house,
+                                                          speaker="jessica")}
+    assert said == {"overhead light": ("overhead_light_1",), "here": ("kitchen_1",)}
+    unsaid = found(grounder, house, "Turn on the overhead light in here.")
+    assert "here" not in unsaid and "overhead_light_1" in unsaid["overhead light"]  # no speaker: "here" names nothing
+    assert len(unsaid["overhead light"]) > 1
+
+
 def test_a_thing_left_in_a_state_is_told_apart_by_its_place_and_not_moved_there(grounder):
     graph = generate_house(seed=1).to_graph()  # two cupboards: the kitchen's and the laundry room's
     mentions = grounder.ground("Jessica left the cupboard in the laundry room open.", graph)
