@@ -26,7 +26,8 @@ from l3mp.updates.meaning import signs_in
 from l3mp.world.graph import WorldGraph
 
 _THING_PRONOUNS = frozenset({"it", "them", "that", "this", "one"})
-_NEGATIONS = frozenset({"not", "t", "never", "no", "nobody", "none", "neither", "nor", "don", "dont", "nothing", "without"})
+_NEGATIONS = frozenset({"not", "t", "never", "no", "nobody", "none", "neither", "nor", "don", "dont", "nothing",
+                        "without"})
 
 
 @dataclass(frozen=True)

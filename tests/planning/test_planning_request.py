@@ -342,7 +342,8 @@ def test_alike_things_the_model_picked_from_are_asked_about_instead_of_planned(s
 
 def test_of_two_places_the_model_gives_one_thing_the_last_is_the_goal():
     found = settled("Put the atlas back on the bookshelf in the living room.",
-                    Literal("holding", ("the_robot", "atlas_1"), False), Literal("on", ("atlas_1", "bookshelf_1"), False))
+                    Literal("holding", ("the_robot", "atlas_1"), False),
+                    Literal("on", ("atlas_1", "bookshelf_1"), False))
     assert found.outcome == GOAL and found.goal == "(on atlas_1 bookshelf_1)", found
     assert "dropped (holding the_robot atlas_1)" in found.reason
 
