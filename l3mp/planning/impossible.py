@@ -177,7 +177,7 @@ def _another_kind(words: list[str], clause: Clause, mentions: Sequence[Mention],
                   graph: WorldGraph, domain: Domain, lexicon: Lexicon) -> str | None:
     """A thing the clause names with a word before it that the memory's labels have but none of the things it may
     be ("the orange juice" when the only juice is the small apple juice): not that thing."""
-    states = frozenset().union(*(w for signs in lexicon.states.values() for w in signs.values()))
+    states = lexicon.state_words
     types = frozenset(w for ws in lexicon.type_words.values() for w in ws)
     for m in mentions:
         at = m.start - 1

@@ -225,7 +225,7 @@ def _said_of_it(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
     if len(asking) != 1 or len(clauses) < 2:
         return None
     ask = asking[0]
-    states = frozenset().union(*(w for signs in lexicon.states.values() for w in signs.values()))
+    states = lexicon.state_words
     things = [m for m in mentions if m.qualifies is None and _kind_of(graph, domain, m) == "thing"]
     if len(things) != 1 or any(_kind_of(graph, domain, m) == "person" for m in mentions):
         return None

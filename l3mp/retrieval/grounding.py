@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from l3mp.domain.pddl_domain import Domain
@@ -75,6 +75,11 @@ class Lexicon:
     """Verbs of a person going somewhere: the room after them is where the person is now."""
     answers: frozenset[str] = frozenset()
     """Words of answering a phone (a state word too): the one who answers now has the thing."""
+
+    @cached_property
+    def state_words(self) -> frozenset[str]:
+        """Every word of `states`, either sign."""
+        return frozenset().union(*(w for signs in self.states.values() for w in signs.values()))
 
     @classmethod
     def for_domain(cls, domain: Domain) -> Lexicon:

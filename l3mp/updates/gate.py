@@ -305,7 +305,7 @@ def _items(words: list[str], sign_words: list[str], lexicon: Lexicon) -> list[tu
 
 def _clauses(words: list[str], sign_words: list[str], lexicon: Lexicon) -> list[tuple[int, int, bool]]:
     """The clauses, each with whether it has a verb or state word of its own."""
-    every_sign = frozenset().union(*(w for signs in lexicon.states.values() for w in signs.values()))
+    every_sign = lexicon.state_words
     verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | _BE
     return [(start, end, any(words[i] in verbs or sign_words[i] in every_sign for i in range(start, end)))
             for start, end in clauses(words)]

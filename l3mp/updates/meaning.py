@@ -385,7 +385,7 @@ def moves_anything(words: Sequence[str], lexicon: Lexicon) -> bool:
     """Whether a verb of the text moves, takes or gives something: not "by hand", "a hand", or "hand-washed"
     (a verb of giving before a state word is part of that word)."""
     verbs = lexicon.moves | lexicon.takes | lexicon.gives
-    states = frozenset().union(*(w for signs in lexicon.states.values() for w in signs.values()))
+    states = lexicon.state_words
     return any(w in verbs and (i == 0 or words[i - 1] not in ("by", "a"))
                and not (i + 1 < len(words) and words[i + 1] in states) for i, w in enumerate(words))
 

@@ -89,20 +89,16 @@ def _unknown_nouns(text: str, words: list[str], mentions: Sequence[Mention], lex
                    aside: set[int]) -> list[str]:
     """Nouns the grounding did not find (outside the asides); a state word after "'s" is what the thing is ("so
     it's dirty"), not one."""
-    states = _state_words(lexicon)
+    states = lexicon.state_words
     return [words[i] for i in unexplained_at(text, mentions) if i not in aside
             and not (words[i - 1] == "'s" and words[i] in states)]
-
-
-def _state_words(lexicon: Lexicon) -> frozenset[str]:
-    return frozenset().union(*(w for signs in lexicon.states.values() for w in signs.values()))
 
 
 def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: Lexicon) -> set[int]:
     """The words of the parts of a report after a comma that only say what a person will do or wants: a person
     pronoun, and no mention, no "it" or "them", no verb or state word of the lexicon, nothing of doubt or negation
     ("..., he's going to sleep"); such a plan does not stop the plain reading of the rest."""
-    verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | _state_words(lexicon)
+    verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | lexicon.state_words
     out: set[int] = set()
     at = 0
     for part in text.split(","):
@@ -180,7 +176,7 @@ class _Reader:
     def _clauses(self) -> list[tuple[int, int]]:
         """The clauses; one that is only more things ("cleaned the teapot and the salad bowl": no verb or state word
         of its own, no pronoun) belongs to the clause before it."""
-        states = _state_words(self.lexicon)
+        states = self.lexicon.state_words
         out: list[tuple[int, int]] = []
         for start, end in clauses(self.words):
             span = range(start, end)
@@ -276,7 +272,7 @@ class _Reader:
                 self.used.add(thing.mention.start)
                 self.stateful.append(thing)
                 words_used |= said
-        every_sign = frozenset().union(*(w for signs in self.lexicon.states.values() for w in signs.values()))
+        every_sign = self.lexicon.state_words
         if any(i not in words_used and signs_in(self.sign_words, i, i + 1, {True: every_sign})
                for i in range(start, end)):
             return None
