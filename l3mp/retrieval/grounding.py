@@ -220,6 +220,7 @@ class Grounder:
         ordered = sorted(found.values(), key=lambda m: m.start)
         ordered = _possessives(ordered, words, vocabulary, narrowed, speaker)
         ordered = _the_other(ordered, words, vocabulary)
+        ordered = _named_before(ordered, words, narrowed)
         ordered = _renarrow(ordered, vocabulary, narrowed)
         return tuple(_link_qualifiers(ordered, narrowed))
 
@@ -491,6 +492,27 @@ def _the_other(mentions: list[Mention], words: list[str], vocabulary: _Vocabular
                 out[k] = replace(mention, candidates=other, alternatives=other, broader=other, by_label=False)
                 break
     return out
+
+
+def _named_before(mentions: list[Mention], words: list[str], narrowed: dict[int, int]) -> list[Mention]:
+    """``had a salad out of the blue salad bowl and left the bowl in the sink``: "the bowl" (several bowls, nothing
+    else said of it) is the one thing named before by longer words ending the same way."""
+    out = list(mentions)
+    for k, mention in enumerate(out):
+        if len(mention.candidates) < 2 or mention.plural or mention.end - 1 in narrowed or mention.start == 0 or (
+                words[mention.start - 1] not in ("the", "that", "this")):
+            continue
+        said = mention.words.split()
+        earlier = [m for m in out[:k] if m.entity in mention.candidates and m.qualifies is None
+                   and len(m.words.split()) > len(said) and m.words.split()[-len(said):] == said]
+        if {m.entity for m in earlier} and len({m.entity for m in earlier}) == 1 and not _OTHER_WORDS & set(
+                words[earlier[-1].start:mention.start]):
+            one = (earlier[-1].entity,)
+            out[k] = replace(mention, candidates=one, alternatives=one, by_label=False)
+    return out
+
+
+_OTHER_WORDS = frozenset({"other", "another", "different", "second"})
 
 
 def _possessives(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary,

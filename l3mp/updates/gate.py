@@ -254,6 +254,11 @@ def _affirmed(words: list[str]) -> list[str]:
     return out
 
 
+def placed(fact: Fact, rules: RuleSet) -> tuple[str, str] | None:
+    """(thing, place) of a fact that gives a thing its one place (``on mug table``, ``in_room sarah kitchen``)."""
+    return _placed(fact.predicate, fact.args, rules)
+
+
 def _placed(predicate: str, args: tuple[str, ...], rules: RuleSet) -> tuple[str, str] | None:
     """(thing, place) of a fact that gives a thing its one place (``on mug table``, ``has sarah book``)."""
     for rule in rules.for_predicate(predicate):

@@ -89,6 +89,21 @@ def report_part(text: str) -> tuple[str, tuple[str, ...]]:
     return " ".join(kept), tuple(dropped + questions)
 
 
+_EATEN_FROM = re.compile(
+    r"\b(?:(had|has had|have had)|(ate|eaten|drank|drunk|sipped))\s+(?:(?:a|an|some|bit of|little)\s+)*"
+    r"(?!the\b|his\b|her\b|their\b|my\b|its\b|your\b|our\b)[a-z]+(?:\s+[a-z]+)?\s+(out of|from|in)\s+"
+    r"(?=(?:the|a|an|his|her|their|my|your|our)\b)", re.IGNORECASE)
+
+
+def eaten_from(text: str) -> str:
+    """The text with what someone ate or drank out of a dish left out, and "had" said as "ate": "had porridge out of
+    the green bowl" -> "ate out of the green bowl" (the dish is dirty; the food is not a thing the memory has, and
+    "porridge" or "a salad" must not be taken for the salad bowl). "had the yogurt from the fridge" is left as it
+    is."""
+    return _EATEN_FROM.sub(lambda m: f"{'ate' if m.group(1) else m.group(2)} "
+                                     f"{'out of' if m.group(3).lower() == 'in' else m.group(3)} ", text)
+
+
 def is_question(text: str) -> bool:
     """Whether the text asks rather than tells: it opens with a question word or an auxiliary verb ("Is the fridge
     open?", "Where did Tom put the mug?"). A report followed by a request ("The phone is ringing, can someone get

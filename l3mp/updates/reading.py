@@ -85,6 +85,23 @@ def read(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Doma
     return reader.read()
 
 
+def read_parts(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain, rules: RuleSet,
+               lexicon: Lexicon) -> list[tuple[str, list[Stated]]]:
+    """What each clause of a report states that can be read plainly on its own, in text order, each with the words
+    of its clause: for a text the whole of which is not plain enough to read (`read` gives None), the parts the
+    model's answer must still agree with ("Michael came to kitchen 1 and Jessica handed him her phone": Michael is
+    in kitchen 1, whatever the model says of the phone). A clause is left out when it holds a word of negation, doubt
+    or plans, a new thing, a noun the grounding did not find, a pronoun with nothing before it, a thing it does not
+    explain, or many things at once; a text with a word of doubt anywhere ("I think ...") gives nothing."""
+    words = tokens(text)
+    aside = _asides(text, words, mentions, lexicon)
+    if not words or _DOUBT & set(words):
+        return []
+    unknown = {i for i in unexplained_at(text, mentions) if i not in aside}
+    blocked = {i for i, w in enumerate(words) if w in _NEGATIONS | _NEW and i not in aside} | unknown
+    return _Reader(words, mentions, graph, domain, rules, lexicon).read_parts(blocked)
+
+
 def _unknown_nouns(text: str, words: list[str], mentions: Sequence[Mention], lexicon: Lexicon,
                    aside: set[int]) -> list[str]:
     """Nouns the grounding did not find (outside the asides); a state word after "'s" is what the thing is ("so
@@ -164,6 +181,65 @@ class _Reader:
                and not self._carried(t) for t in self.things) or not self.read_any:
             return None
         return Reading(self.stated, frozenset(self.settled))
+
+    def read_parts(self, blocked: set[int]) -> list[tuple[str, list[Stated]]]:
+        """See `read_parts`: each clause read alone (what it states, and nothing of it when it cannot be read), the
+        subject carried from clause to clause as `read` does. A state read from a clause is left out when a later
+        clause that could not be read has a word for the same state ("opened the fridge, took out the yogurt and
+        shut it again"): the last word stands, and it was not read."""
+        subject: _Thing | None = None
+        read: list[tuple[int, int, list[Stated]]] = []
+        unread: list[tuple[int, int]] = []
+        for start, end in self._clauses():
+            things = self._things_in(start, end)
+            if things is None:
+                unread.append((start, end))
+                continue
+            people = [t for t in things if t.kind == "person"]
+            verb = next((i for i in range(start, end) if self._is_verb(i)), None)
+            before = [t for t in people if verb is None or t.start < verb]
+            subject = before[-1] if before else subject
+            literals = None if blocked & set(range(start, end)) or any(
+                (t.mention.plural and not self._counted(t.mention)) or (not t.mention.plural and len(
+                    t.mention.candidates) > 1) or self._renamed(t) for t in things
+            ) else self._clause_alone(things, start, end, verb, subject)
+            if literals is None:
+                unread.append((start, end))
+            elif literals:
+                read.append((start, end, literals))
+        out = []
+        for start, end, literals in read:
+            later = [(a, b) for a, b in unread if a >= end]
+            kept = [s for s in literals if len(s.fact.args) != 1 or not any(
+                signs_in(self.sign_words, a, b, self.lexicon.states.get(s.fact.predicate, {})) for a, b in later)]
+            if kept:
+                out.append((" ".join(self.words[start:end]), kept))
+        return out
+
+    def _clause_alone(self, things: list[_Thing], start: int, end: int, verb: int | None,
+                      subject: _Thing | None) -> list[Stated] | None:
+        """What one clause states, read as `read` reads it; None when it cannot be read plainly or leaves a thing
+        of its own unexplained."""
+        self.stated, self.used, self.read_any = [], set(), False
+        states = self._states(things, start, end)
+        if states is None or not self._answered(start, end, subject):
+            return None
+        if verb is not None and not self._verb(verb, end, things, subject, bool(states)):
+            return None
+        if verb is None and not self._being(things, start, end) and not states:
+            return None
+        if any(t.kind != "person" and t.start not in self.used and not is_source(self.words, t.start)
+               and not self._carried(t) for t in things if t.start == t.mention.start):
+            return None
+        return list(self.stated)
+
+    def _renamed(self, thing: _Thing) -> bool:
+        """A mention whose last word an earlier mention of other things ends with: "had a salad out of the blue
+        salad bowl and left the bowl in the sink" may mean the same bowl, whatever the words alone fit."""
+        head = thing.mention.words.split()[-1:]
+        return thing.start == thing.mention.start and any(
+            m.end <= thing.start and m.words.split()[-1:] == head and not set(m.candidates) & set(
+                thing.mention.candidates) for m in self.mentions if m.candidates)
 
     def _counted(self, mention: Mention) -> bool:
         """A plural mention whose words say which things it names: "both" for exactly two, "all" or "every" for a

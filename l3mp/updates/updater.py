@@ -166,6 +166,9 @@ class _Run:
         self.attempts: list[Attempt] = []
         self.unsure = False
         """The last answer failed the gate (`l3mp.updates.gate`): the text does not explain it."""
+        self.parts: list[tuple[str, list[Stated]]] = []
+        """What the clauses that read plainly on their own state (`reading.read_parts`), when the whole text does
+        not: the model's answer is made to agree with them."""
 
     def go(self) -> UpdateResult:
         u = self.u
@@ -176,6 +179,7 @@ class _Run:
                                              "nothing recorded")
             if meaning.is_question(self.report):
                 return self.result(DECLINED, "this is a question, not a report of a change; nothing recorded")
+            self.report = meaning.eaten_from(self.report)
         try:
             self.retrieved = u.retriever.retrieve(self.report, self.graph, ledger=self.ledger)
         except LLMError as exc:
@@ -198,6 +202,9 @@ class _Run:
             assert u.grounder is not None
             read = reading.read(self.report, self.mentions, self.graph, u.world.domain, u.world.verifier.rules,
                                 u.grounder.lexicon)
+            if read is None:
+                self.parts = reading.read_parts(self.report, self.mentions, self.graph, u.world.domain,
+                                                u.world.verifier.rules, u.grounder.lexicon)
             if read is not None and not read.stated:
                 self.note(0, READ_FROM_TEXT, [], Delta(), (), (0, 0, time.perf_counter()))
                 return self.result(NO_CHANGE, "nothing to record: the text says where things already are")
@@ -241,6 +248,7 @@ class _Run:
         if problems:
             self.note(number, answer.text, [], None, problems, before)
             return None
+        stated = self.with_parts(stated)
         if not stated:
             self.note(number, answer.text, [], Delta(), (), before)
             if number > 1:
@@ -249,6 +257,22 @@ class _Run:
                                    + "; ".join(self.attempts[-2].problems))
             return self.result(NO_CHANGE, "nothing to record: the text reports no change to the memory")
         return self.judge(number, answer.text, stated, before, allowed)
+
+    def with_parts(self, stated: list[Stated]) -> list[Stated]:
+        """The model's literals with what the clauses read plainly state (`self.parts`) and the model left out: a
+        fact it says nothing of, about a thing it gives no new place ("Michael came to kitchen 1 and Jessica handed
+        him her phone": Michael's move too). Where the model says otherwise, its answer stands for the checks."""
+        rules = self.u.world.verifier.rules
+        for words, literals in self.parts:
+            for literal in literals:
+                placed = gate.placed(literal.fact, rules) if literal.true else None
+                if any(s.fact == literal.fact or (placed and s.true and (gate.placed(s.fact, rules) or ("",))[0]
+                                                  == placed[0]) for s in stated):
+                    continue
+                stated = [*stated, literal]
+                note = f"added {literal}: read from the words \"{words}\""
+                self.mended += [] if note in self.mended else [note]
+        return stated
 
     def note(self, number: int, answer: str, stated: list[Stated], delta: Delta | None,
              problems: list[str] | tuple[str, ...], before: tuple[int, int, float]) -> None:
