@@ -3,18 +3,19 @@ updates benchmark uses other houses), and the updater taking that path: no model
 
 from __future__ import annotations
 
+import json
 from functools import cache
 
 import pytest
 from l3mp_sim.house import house_graph
 
 from l3mp.errors import LLMError
-from l3mp.llm.types import LLM
+from l3mp.llm.types import LLM, LLMReply, Usage
 from l3mp.retrieval import make_retriever
 from l3mp.retrieval.grounding import Grounder, Lexicon
 from l3mp.updates import APPLIED, ASKED, NO_CHANGE, NLUpdater
-from l3mp.updates.meaning import Stated, repair
-from l3mp.updates.reading import read
+from l3mp.updates.meaning import Stated, eaten_from, repair
+from l3mp.updates.reading import read, read_parts
 from l3mp.world.delta import state_delta
 from l3mp.world.model import WorldModel
 from tests.helpers import F, household, household_rules
@@ -261,3 +262,67 @@ def test_a_ringing_phone_picked_up_in_the_room_named_before_is_answered_there():
     assert set(result.record.delta.add) == {F("has", "jessica", "blue_phone_1"), F("in_room", "jessica", "bedroom_1")}
     assert set(result.record.delta.remove) == {F("ringing", "blue_phone_1"), F("on", "blue_phone_1", "nightstand_1"),
                                                F("in_room", "jessica", "kitchen_1")}
+
+
+def parts(text: str) -> list[set[Stated]]:
+    graph = house()
+    grounder = Grounder(household(), household_rules())
+    return [set(found) for _, found in read_parts(text, grounder.ground(text, graph), graph, household(),
+                                                  household_rules(), Lexicon.for_domain(household()))]
+
+
+def test_the_clauses_that_read_plainly_are_read_when_the_whole_text_is_not():
+    text = "Jessica went to the garage and hid the atlas behind the books."  # "hid": a verb the reader lacks
+    assert reading(text) is None
+    assert parts(text) == [{Stated(F("in_room", "jessica", "garage_1"), True)}]
+    # a negation stops only its own clause
+    assert parts("Jessica went to the garage and nobody touched the atlas.") == [
+        {Stated(F("in_room", "jessica", "garage_1"), True)}]
+    # doubt anywhere stops every clause
+    assert parts("I think Jessica went to the garage and hid the atlas.") == []
+    # a state the last clause may undo is not taken from an earlier one
+    assert parts("Jessica opened the fridge in kitchen 1 and then shut it again somehow behind the atlas.") == []
+
+
+def test_alike_things_are_not_read_from_a_clause_alone():
+    # two blue phones: which one went to the counter is the model's and the checks' to settle, or to ask
+    assert parts("Jessica hid the atlas and put the blue phone on the counter.") == []
+
+
+class _Double(LLM):
+    """A test double for the model (its answers on these texts are not fixed): answers with `changes`."""
+
+    name = "test-double"
+
+    def __init__(self, changes: list[dict]) -> None:
+        self.changes = changes
+
+    def complete(self, *args, **kwargs):
+        raise LLMError("not used")
+
+    def complete_json(self, messages, *, schema, schema_name, purpose, ledger=None):
+        data = {"changes": self.changes}
+        return LLMReply(data, json.dumps(data), Usage(1, 1), self.name)
+
+
+def test_what_a_plain_clause_states_is_added_to_a_model_answer_that_left_it_out():
+    world = _updater().world
+    llm = _Double([{"predicate": "has", "args": ["jessica", "atlas_1"], "true": True}])
+    nl = NLUpdater(world, llm, make_retriever("full", llm=llm, domain=household()))
+    result = nl.update("Jessica went to the garage and grabbed the atlas on her way.")
+    assert result.outcome == APPLIED, result.reason
+    assert F("in_room", "jessica", "garage_1") in set(result.record.delta.add)
+    assert 'read from the words "jessica went to the garage"' in result.reason
+    # where the model says otherwise, its answer goes to the checks as it is: not overruled by a clause
+    llm.changes = [{"predicate": "in_room", "args": ["jessica", "kitchen_1"], "true": True}]
+    again = nl.update("Jessica went to bedroom 1 and grabbed the atlas on her way.")
+    assert "read from the words" not in (again.reason or "")
+
+
+def test_what_someone_ate_out_of_a_dish_leaves_the_dish_dirty_and_the_food_is_not_a_thing():
+    assert eaten_from("Jessica had porridge out of the purple saucepan.") == "Jessica ate out of the purple saucepan."
+    assert eaten_from("Jessica had cereal in the yellow plate.") == "Jessica ate out of the yellow plate."
+    assert eaten_from("Jessica had the yogurt from the fridge.") == "Jessica had the yogurt from the fridge."
+    result = _updater().update("Jessica had a salad out of the yellow plate and left the plate in the sink.")
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
+    assert F("dirty", "yellow_plate_1") in set(result.record.delta.add)

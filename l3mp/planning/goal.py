@@ -160,6 +160,7 @@ class GoalGenerator:
         self, task: str, graph: WorldGraph, retrieved: Retrieved, *, ledger: TokenLedger, max_attempts: int = 3,
         speaker: str | None = None, keep_held: bool = False,
         check: Callable[[Sequence[Literal]], list[str]] | None = None,
+        complete: Callable[[list[Literal]], list[Literal]] | None = None,
     ) -> GoalResult:
         """The goal of `task` over the retrieved context; re-prompts with the problems found, at most `max_attempts`.
 
@@ -167,7 +168,8 @@ class GoalGenerator:
         goal that holds entirely is re-prompted), unless `keep_held`: then the caller judges them (a literal the
         task asks to keep, a goal that holds already, an ``ALL_<type>`` literal with an exception of that type the
         other way). `check` gives more problems of a goal's literals (the
-        request's words, `l3mp.planning.wording`), re-prompted as the others."""
+        request's words, `l3mp.planning.wording`), re-prompted as the others; `complete` adds to a goal's literals
+        what the program read from the request itself, before the checks."""
         context = context_entities(graph, retrieved) | {c for c in self.domain.constants if graph.has_entity(c)}
         if speaker is not None and graph.has_entity(speaker):
             context.add(speaker)
@@ -181,6 +183,8 @@ class GoalGenerator:
             goal, literals, note = None, [], ""
             if not problems:
                 literals, problems, note = self._check(data, graph, context, keep_held)
+            if not problems and complete is not None:
+                literals = complete(literals)
             if not problems and check is not None:
                 problems = tuple(check(literals))
             if not problems:

@@ -21,8 +21,10 @@ from l3mp.planning.request import (
     SATISFIED,
     RequestReading,
     grounded_context,
+    plain_parts,
     read_request,
     settle_goal,
+    with_parts,
 )
 from l3mp.planning.validate import Validation, validate_plan
 from l3mp.planning.wording import Wording, goal_problems
@@ -217,15 +219,19 @@ class TaskPlanner:
             return None
         check = goal_problems(Wording.of(task, mentions), graph, domain, self.world.verifier.rules,
                               self.grounder.lexicon, speaker=speaker)
-        generated = GoalGenerator(self.llm, domain).generate(task, graph, context, ledger=result.ledger,
-                                                             max_attempts=self.goal_attempts, speaker=speaker,
-                                                             keep_held=True, check=check)
+        parts = plain_parts(task, mentions, graph, domain, self.world.verifier.rules, self.grounder.lexicon,
+                            speaker=speaker)
+        added: list[str] = []
+        generated = GoalGenerator(self.llm, domain).generate(
+            task, graph, context, ledger=result.ledger, max_attempts=self.goal_attempts, speaker=speaker,
+            keep_held=True, check=check,
+            complete=lambda literals: with_parts(literals, parts, self.world.verifier.rules, added))
         result.goal_attempts = generated.attempts
-        result.reason = generated.reason
+        result.reason = "; ".join(r for r in (generated.reason, *added) if r)
         if generated.goal_pddl is None:
             return None
         settled = settle_goal(task, generated.literals, mentions, graph, domain, self.world.verifier.rules)
-        result.reason = "; ".join(r for r in (generated.reason, settled.reason) if r)
+        result.reason = "; ".join(r for r in (result.reason, settled.reason) if r)
         return settled
 
     def _solve(self, result: PlanResult, graph: WorldGraph, context: set[str]) -> PlanResult:

@@ -26,7 +26,7 @@ from l3mp.retrieval.context import DEFAULT_DEPTH, assemble
 from l3mp.retrieval.grounding import Grounder, Lexicon, Mention, places_of, tokens
 from l3mp.updates import meaning
 from l3mp.updates.meaning import Stated
-from l3mp.updates.reading import read
+from l3mp.updates.reading import read, read_parts
 from l3mp.world.graph import WorldGraph
 
 GOAL, ASKED, SATISFIED, IMPOSSIBLE = "goal", "asked", "satisfied", "impossible"
@@ -211,6 +211,46 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
 
 
 _IT = frozenset({"it", "them"})
+
+
+def plain_parts(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain, rules: RuleSet,
+                lexicon: Lexicon, *, speaker: str | None = None) -> list[tuple[str, list[Stated]]]:
+    """What each clause of a request that reads plainly on its own asks for (`reading.read_parts`), for a request
+    the whole of which is not plain enough: the model's goal is completed with it (`with_parts`)."""
+    if read(task, mentions, graph, domain, rules, lexicon, request=True, speaker=speaker) is not None or kept_things(
+            task, mentions, graph, domain, lexicon)[0]:
+        return []  # read whole, or "leave X as it is": not a part alone
+    return read_parts(task, mentions, graph, domain, rules, lexicon, request=True, speaker=speaker)
+
+
+def with_parts(literals: Sequence[Literal], parts: Sequence[tuple[str, list[Stated]]], rules: RuleSet,
+               notes: list[str]) -> list[Literal]:
+    """The model's goal with what a plainly read clause asks and the model left out ("put the white plate in the
+    dishwasher and close it", answered with the closing only): a literal it says nothing of, about a thing it gives
+    no place. Where the model says otherwise, its goal stands for the checks."""
+    out = list(literals)
+    for words, stated in parts:
+        for literal in stated:
+            thing = _one_place(literal, rules)
+            if any(lit.predicate == literal.fact.predicate and lit.args == literal.fact.args for lit in out) or (
+                    thing and any(not lit.negated and _one_place(Stated(Fact(lit.predicate, lit.args), True), rules)
+                                  == thing for lit in out)):
+                continue
+            out.append(Literal(literal.fact.predicate, literal.fact.args, not literal.true, quote=words))
+            note = f"added {literal}: read from the words \"{words}\""
+            notes += [] if note in notes else [note]
+    return out
+
+
+def _one_place(literal: Stated, rules: RuleSet) -> str | None:
+    """The thing a true literal gives its one place (``on plate table``: the plate), else None."""
+    if not literal.true:
+        return None
+    for rule in rules.for_predicate(literal.fact.predicate):
+        keys = rule.keys_of(literal.fact.predicate, literal.fact.args)
+        if rule.max == 1 and rule.min and keys and len(literal.fact.args) == 2:
+            return keys[0]
+    return None
 
 
 def _said_of_it(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,

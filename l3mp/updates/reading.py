@@ -86,20 +86,24 @@ def read(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Doma
 
 
 def read_parts(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain, rules: RuleSet,
-               lexicon: Lexicon) -> list[tuple[str, list[Stated]]]:
+               lexicon: Lexicon, *, request: bool = False, speaker: str | None = None,
+               ) -> list[tuple[str, list[Stated]]]:
     """What each clause of a report states that can be read plainly on its own, in text order, each with the words
     of its clause: for a text the whole of which is not plain enough to read (`read` gives None), the parts the
     model's answer must still agree with ("Michael came to kitchen 1 and Jessica handed him her phone": Michael is
     in kitchen 1, whatever the model says of the phone). A clause is left out when it holds a word of negation, doubt
     or plans, a new thing, a noun the grounding did not find, a pronoun with nothing before it, a thing it does not
-    explain, or many things at once; a text with a word of doubt anywhere ("I think ...") gives nothing."""
+    explain, or many things at once; a text with a word of doubt anywhere ("I think ...") gives nothing. With
+    `request`, as `read` reads a request ("put the white plate in the dishwasher and close it": the plate's place,
+    whatever the model says)."""
     words = tokens(text)
-    aside = _asides(text, words, mentions, lexicon)
+    aside = set() if request else _asides(text, words, mentions, lexicon)
     if not words or _DOUBT & set(words):
         return []
     unknown = {i for i in unexplained_at(text, mentions) if i not in aside}
-    blocked = {i for i, w in enumerate(words) if w in _NEGATIONS | _NEW and i not in aside} | unknown
-    return _Reader(words, mentions, graph, domain, rules, lexicon).read_parts(blocked)
+    blockers = _REQUEST_BLOCKERS if request else _NEGATIONS | _NEW
+    blocked = {i for i, w in enumerate(words) if w in blockers and i not in aside} | unknown
+    return _Reader(words, mentions, graph, domain, rules, lexicon, request, speaker).read_parts(blocked)
 
 
 def _unknown_nouns(text: str, words: list[str], mentions: Sequence[Mention], lexicon: Lexicon,
@@ -298,7 +302,8 @@ class _Reader:
                 out.append(_Thing(i, i + 1, Mention(i, i + 1, "me", (self.speaker,)), "person"))
                 continue
             if word in _THING_PRONOUNS | _PERSON_PRONOUNS:
-                kinds = ("person",) if word in _PERSON_PRONOUNS else ("item",)
+                kinds = ("person",) if word in _PERSON_PRONOUNS else ("receptacle",) if (
+                    word == "it" and i > 0 and self.words[i - 1] in _TO) else ("item",)  # "put the avocado in it"
                 earlier = [t for t in self.things if t.start < i and t.kind in kinds]
                 if not earlier:
                     if word in _PERSON_PRONOUNS:
@@ -435,7 +440,7 @@ class _Reader:
         for t in after:
             if t.start <= thing.start or t.kind not in ("receptacle", "person", "room"):
                 continue
-            i = t.mention.start - 1
+            i = t.start - 1  # the mention, or a pronoun for it ("put the avocado in it")
             while i > thing.start and self.words[i] in _DETERMINERS | _FILLERS | {"other"}:
                 i -= 1
             if self.words[i] in _TO:

@@ -15,7 +15,16 @@ from l3mp.domain.triplets import Fact
 from l3mp.llm.client import ChatLLM
 from l3mp.planning.goal import Literal, same_goal
 from l3mp.planning.pipeline import TaskPlanner
-from l3mp.planning.request import ASKED, GOAL, IMPOSSIBLE, SATISFIED, read_request, settle_goal
+from l3mp.planning.request import (
+    ASKED,
+    GOAL,
+    IMPOSSIBLE,
+    SATISFIED,
+    plain_parts,
+    read_request,
+    settle_goal,
+    with_parts,
+)
 from l3mp.planning.wording import Wording, goal_problems
 from l3mp.retrieval import FullRetriever
 from l3mp.retrieval.grounding import Grounder
@@ -440,3 +449,25 @@ def test_the_model_is_asked_again_when_its_goal_does_not_fit_the_words(server):
     result = TaskPlanner(_world(), llm, FullRetriever()).plan("It is too dark in kitchen 2.")
     assert result.ok and result.goal == "(light_on overhead_light_7)" and len(result.goal_attempts) == 2
     assert "does not ask for every light" in result.goal_attempts[0].problems[0]
+
+
+def test_a_goal_the_model_left_half_of_is_completed_from_the_clause_that_reads_plainly():
+    graph = house_graph(7)
+    grounder = Grounder(household(), household_rules())
+    task = "Put the yellow plate in the dishwasher in kitchen 1 and close it."  # "it": not read as the plate
+    parts = plain_parts(task, grounder.ground(task, graph), graph, household(), household_rules(), grounder.lexicon)
+    notes: list[str] = []
+    closed = Literal("is_open", ("dishwasher_1",), True)
+    completed = with_parts([closed], parts, household_rules(), notes)
+    assert completed == [closed, Literal("inside", ("yellow_plate_1", "dishwasher_1"), False,
+                                         quote="put the yellow plate in the dishwasher in kitchen 1")]
+    assert notes and "read from the words" in notes[0]
+    # the model's own place for the plate stands: the checks judge it
+    elsewhere = Literal("on", ("yellow_plate_1", "counter_1"), False)
+    assert with_parts([elsewhere, closed], parts, household_rules(), []) == [elsewhere, closed]
+    # a request read whole needs no parts
+    whole = "Open the fridge in kitchen 1 and put the yellow plate in it."
+    assert read_request(whole, graph, household(), household_rules()).goal == (
+        "(and (inside yellow_plate_1 fridge_1) (is_open fridge_1))")
+    assert plain_parts(whole, grounder.ground(whole, graph), graph, household(), household_rules(),
+                       grounder.lexicon) == []
