@@ -496,14 +496,16 @@ def _the_other(mentions: list[Mention], words: list[str], vocabulary: _Vocabular
 
 def _named_before(mentions: list[Mention], words: list[str], narrowed: dict[int, int]) -> list[Mention]:
     """``had a salad out of the blue salad bowl and left the bowl in the sink``: "the bowl" (several bowls, nothing
-    else said of it) is the one thing named before by longer words ending the same way."""
+    else said of it; or one labelled just "bowl") is the one thing named before by longer words ending the same
+    way."""
     out = list(mentions)
     for k, mention in enumerate(out):
-        if len(mention.candidates) < 2 or mention.plural or mention.end - 1 in narrowed or mention.start == 0 or (
+        pool = mention.broader if mention.by_label else mention.candidates  # "the wine glass": one is labelled so
+        if len(pool) < 2 or mention.plural or mention.end - 1 in narrowed or mention.start == 0 or (
                 words[mention.start - 1] not in ("the", "that", "this")):
             continue
         said = mention.words.split()
-        earlier = [m for m in out[:k] if m.entity in mention.candidates and m.qualifies is None
+        earlier = [m for m in out[:k] if m.entity in pool and m.qualifies is None
                    and len(m.words.split()) > len(said) and m.words.split()[-len(said):] == said]
         if {m.entity for m in earlier} and len({m.entity for m in earlier}) == 1 and not _OTHER_WORDS & set(
                 words[earlier[-1].start:mention.start]):

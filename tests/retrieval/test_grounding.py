@@ -155,3 +155,13 @@ def test_a_word_right_after_to_that_fits_several_things_is_a_verb(grounder, hous
     assert found(grounder, graph, "Sarah gave the milk carton to David.")["david"] == ("david",)
     assert found(grounder, graph, "Bring the energy drink to me.")["energy drink"] == ("energy_drink_1",)
     assert found(grounder, house, "Jessica walked from bedroom 1 to bedroom 2.")["bedroom 2"] == ("bedroom_2",)
+
+
+def test_the_shorter_words_for_a_thing_named_before_name_that_thing(grounder, house):
+    # house 7: a black wine glass and a wine glass; "the wine glass" after "the black wine glass" is the black one
+    said = found(grounder, house, "Jessica took the black wine glass and put the wine glass in the sink.")
+    assert said["wine glass"] == ("black_wine_glass_1",)
+    alone = found(grounder, house, "Jessica put the wine glass in the sink.")
+    assert alone["wine glass"] == ("wine_glass_1",)  # said alone: the one labelled so
+    other = found(grounder, house, "Jessica took the black wine glass and washed the other wine glass.")
+    assert other["wine glass"] == ("wine_glass_1",)
