@@ -20,6 +20,7 @@ from l3mp.planning.request import (
     IMPOSSIBLE,
     SATISFIED,
     RequestReading,
+    ground_request,
     grounded_context,
     plain_parts,
     read_request,
@@ -151,7 +152,7 @@ class TaskPlanner:
         started = time.perf_counter()
         mentions: tuple[Mention, ...] = ()
         if goal is None:
-            mentions = self.grounder.ground(task, graph, speaker=speaker)
+            mentions = ground_request(self.grounder, task, graph, speaker)
         if goal is None and self.read_requests:
             read = read_request(task, graph, self.world.domain, self.world.verifier.rules, speaker=speaker,
                                 grounder=self.grounder, mentions=mentions)

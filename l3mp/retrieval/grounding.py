@@ -43,7 +43,8 @@ _POSSESSIVE = frozenset({"his", "her", "their", "my", "our", "your"})
 _NEW = frozenset({"new", "another"})
 _TO = frozenset({"to", "into", "onto", "inside", "under", "over"})
 _MODALS = frozenset({"can", "could", "will", "would", "should", "may", "might", "must", "shall"})
-_SUBJECTS = frozenset({"someone", "somebody", "anyone", "anybody", "you", "i", "we", "they", "he", "she", "it"})
+_SUBJECTS = frozenset({"someone", "somebody", "anyone", "anybody", "you", "u", "ya", "i", "we", "they", "he", "she",
+                       "it"})
 _DETERMINERS = frozenset({"the", "a", "an", "some", "'s", "this", "that", "these", "those"}) | _POSSESSIVE
 _CLAUSE_BREAKS = frozenset({"and", "then", "but", "so", "while", "after", "before"})
 _NUMBER = re.compile(r"\d+")
