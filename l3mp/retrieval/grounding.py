@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
+from itertools import pairwise
 from pathlib import Path
 
 from l3mp.domain.pddl_domain import Domain
@@ -170,6 +171,15 @@ def noun_phrase_of(label: str) -> str:
     return _PLACE.split(label.lower(), maxsplit=1)[0]
 
 
+def _pauses(text: str) -> frozenset[int]:
+    """The indexes of the tokens of `text` (`tokens`) that a comma, stop or other pause follows: the words of one
+    mention never span one."""
+    said = text.lower().replace("\u2019", "'")
+    found = list(_TOKEN.finditer(said))
+    return frozenset(k for k, (a, b) in enumerate(pairwise(found))
+                     if any(c in ",.;:!?()" for c in said[a.end():b.start()]))
+
+
 def tokens(text: str) -> list[str]:
     """Lowercase words of `text`, with the possessive ``'s`` as a token of its own."""
     return _TOKEN.findall(text.lower().replace("\u2019", "'"))
@@ -214,10 +224,11 @@ class Grounder:
         words = tokens(text)
         here = self._speakers_room(graph, speaker)
         pre = {i: (here,) for i, word in enumerate(words) if word == "here" and here is not None}
-        found, narrowed = self._scan(words, vocabulary, pre)  # "the desk lamp in here", said by Sarah: her room
+        pauses = _pauses(text)
+        found, narrowed = self._scan(words, vocabulary, pre, pauses)  # "the desk lamp in here", said by Sarah
         there = _there_rooms(words, found, self._domain, graph)
         if there:  # "leave the overhead light there on", "ran in there": the room named before
-            found, narrowed = self._scan(words, vocabulary, {**pre, **there})
+            found, narrowed = self._scan(words, vocabulary, {**pre, **there}, pauses)
         ordered = sorted(found.values(), key=lambda m: m.start)
         ordered = _possessives(ordered, words, vocabulary, narrowed, speaker)
         ordered = _the_other(ordered, words, vocabulary)
@@ -226,7 +237,7 @@ class Grounder:
         return tuple(_link_qualifiers(ordered, narrowed))
 
     def _scan(self, words: list[str], vocabulary: _Vocabulary, pre: dict[int, tuple[str, ...]],
-              ) -> tuple[dict[int, Mention], dict[int, int]]:
+              pauses: frozenset[int] = frozenset()) -> tuple[dict[int, Mention], dict[int, int]]:
         """Mentions found from the last word back, with `pre` (word index -> entities: "here", "there") fixed."""
         found = {i: Mention(i, i + 1, words[i], names, names, broader=names) for i, names in pre.items()}
         consumed: set[int] = set(pre)
@@ -234,7 +245,7 @@ class Grounder:
         for i in range(len(words) - 1, -1, -1):
             if i in consumed:
                 continue
-            mention = self._mention(words, i, vocabulary, found, consumed, narrowed)
+            mention = self._mention(words, i, vocabulary, found, consumed, narrowed, pauses)
             if mention is not None:
                 found[i] = mention
         return found, narrowed
@@ -248,7 +259,8 @@ class Grounder:
 
     # ---- one noun -------------------------------------------------------------------------
     def _mention(self, words: list[str], i: int, vocabulary: _Vocabulary, found: dict[int, Mention],
-                 consumed: set[int], narrowed: dict[int, int]) -> Mention | None:
+                 consumed: set[int], narrowed: dict[int, int], pauses: frozenset[int] = frozenset(),
+                 ) -> Mention | None:
         head = vocabulary.known(words[i])
         scored = {e.name: e.heads[head] for e in vocabulary.entities if head in e.heads}
         after = words[i + 1] if i + 1 < len(words) else None
@@ -275,8 +287,8 @@ class Grounder:
         start, describing = i, []
         for j in range(i - 1, max(-1, i - 1 - MAX_DESCRIBING), -1):
             word = words[j]
-            if word in STOPWORDS or j in consumed or j in found:
-                break
+            if word in STOPWORDS or j in consumed or j in found or j in pauses:
+                break  # "... in bedroom 1, Michael wants to sleep": not Michael's "bedroom 1"
             word = _ORDINALS.get(word, word)
             if not any(word in by_name[n].describing or word in by_name[n].numbers for n in scored):
                 break

@@ -165,3 +165,10 @@ def test_the_shorter_words_for_a_thing_named_before_name_that_thing(grounder, ho
     assert alone["wine glass"] == ("wine_glass_1",)  # said alone: the one labelled so
     other = found(grounder, house, "Jessica took the black wine glass and washed the other wine glass.")
     assert other["wine glass"] == ("wine_glass_1",)
+
+
+def test_a_mention_never_spans_a_comma_or_a_stop(grounder, house):
+    # house 7: Jessica is in kitchen 1, so "kitchen 1" could describe her; after a comma it is the light's room
+    said = found(grounder, house, "Turn off the light in kitchen 1, Jessica is cooking.")
+    assert said["kitchen 1"] == ("kitchen_1",) and said["jessica"] == ("jessica",)
+    assert set(said["light"]) == {"overhead_light_1", "under_cabinet_light_1"}
