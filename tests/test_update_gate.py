@@ -189,3 +189,37 @@ def test_what_lies_on_a_place_named_to_say_which_does_not_move():
 def test_a_state_said_to_be_still_so_explains_no_change():
     problems = _check("The fridge is still open.", [Stated(F("is_open", "fridge1"), True)])
     assert problems and "fridge1" in problems[0]
+
+
+def test_the_last_word_about_a_state_stands():
+    graph = house_graph()
+    graph.remove_fact(F("is_open", "cupboard1"))
+    # opened, then shut again: "open" is what it was in between, not what it is now
+    problems = _check("Alice opened the cupboard, took out the mug and shut it again.",
+                      [Stated(F("is_open", "cupboard1"), True)], graph)
+    assert problems and "not last" in problems[0]
+    assert _check("Alice opened the cupboard and took out the mug.", [Stated(F("is_open", "cupboard1"), True)],
+                  graph) == []
+    graph.remove_fact(F("ringing", "phone1"))
+    assert "not last" in _check("The phone rang and Alice answered it.", [Stated(F("ringing", "phone1"), True)],
+                                graph)[0]
+
+
+def test_a_list_before_a_comma_shares_the_verb_before_it():
+    graph = house_graph()
+    graph.add_fact(F("dirty", "plate1"))
+    said = [Stated(F("dirty", "mug1"), False), Stated(F("dirty", "plate1"), False),
+            Stated(F("on", "mug1", "shelf1"), True), Stated(F("on", "plate1", "shelf1"), True)]
+    assert _check("Alice washed the mug and the plate, put them both on the shelf.", said, graph) == []
+
+
+def test_a_thing_next_to_the_place_only_says_which_place():
+    graph = house_graph()
+    text = "Alice left the book on the counter next to the mug."
+    assert _check(text, [Stated(F("on", "book1", "counter1"), True)], graph) == []
+    problems = _check(text, [Stated(F("on", "book1", "counter1"), True), Stated(F("on", "mug1", "table1"), True)],
+                      graph)
+    assert len(problems) == 1 and "mug" in problems[0] and "only to say which thing" in problems[0]
+    mentions = Grounder(household(), household_rules()).ground("Alice left the book on the counter next to the mug.",
+                                                               graph)
+    assert [m.words for m in mentions if m.qualifies is not None] == ["mug"]

@@ -253,3 +253,9 @@ def test_of_alike_things_the_one_a_named_person_has():
     mentions = Grounder(household(), household_rules()).ground("Someone put the book on the shelf.", graph)
     assert resolve([Stated(F("on", "book2", "shelf1"), True)], mentions, graph, household(),
                    household_rules())[1].startswith("Which book")
+
+
+def test_a_question_after_a_comma_is_set_aside_from_the_report_before_it():
+    assert report_part("I opened the dishwasher, is the wine glass in there clean yet?") == (
+        "I opened the dishwasher", ("is the wine glass in there clean yet?",))
+    assert report_part("The phone is ringing, can someone get it?") == ("The phone is ringing, can someone get it?", ())

@@ -35,8 +35,10 @@ STOPWORDS = frozenset({
     "it", "he", "she", "they", "them", "him", "me", "i", "we", "you", "'s",
 })
 """Words that never describe an entity (they end a noun phrase's run of describing words)."""
-QUALIFIERS = frozenset({"in", "from", "inside", "at", "of", "on", "by", "near", "'s", "with"})
-"""Words after a noun that introduce the place that tells alike entities apart ("with": what is on or in it)."""
+QUALIFIERS = frozenset({"in", "from", "inside", "at", "of", "on", "by", "near", "'s", "with", "next", "beside"})
+"""Words after a noun that introduce the place that tells alike entities apart ("with", "next to", "beside": what
+is on or in it)."""
+_BESIDE = frozenset({"with", "next", "beside"})
 LABEL_NOUN, TYPE_WORD, OTHER_WORD = 3, 2, 1
 """How strongly a word names an entity: the noun of its label ("mug" of "red mug"), a word of its type from the
 lexicon ("tap" for a faucet), another word of its label ("milk" of "milk carton")."""
@@ -171,7 +173,7 @@ def noun_phrase_of(label: str) -> str:
     return _PLACE.split(label.lower(), maxsplit=1)[0]
 
 
-def _pauses(text: str) -> frozenset[int]:
+def pauses(text: str) -> frozenset[int]:
     """The indexes of the tokens of `text` (`tokens`) that a comma, stop or other pause follows: the words of one
     mention never span one."""
     said = text.lower().replace("\u2019", "'")
@@ -224,11 +226,11 @@ class Grounder:
         words = tokens(text)
         here = self._speakers_room(graph, speaker)
         pre = {i: (here,) for i, word in enumerate(words) if word == "here" and here is not None}
-        pauses = _pauses(text)
-        found, narrowed = self._scan(words, vocabulary, pre, pauses)  # "the desk lamp in here", said by Sarah
+        stops = pauses(text)
+        found, narrowed = self._scan(words, vocabulary, pre, stops)  # "the desk lamp in here", said by Sarah
         there = _there_rooms(words, found, self._domain, graph)
         if there:  # "leave the overhead light there on", "ran in there": the room named before
-            found, narrowed = self._scan(words, vocabulary, {**pre, **there}, pauses)
+            found, narrowed = self._scan(words, vocabulary, {**pre, **there}, stops)
         ordered = sorted(found.values(), key=lambda m: m.start)
         ordered = _possessives(ordered, words, vocabulary, narrowed, speaker)
         ordered = _the_other(ordered, words, vocabulary)
@@ -237,7 +239,7 @@ class Grounder:
         return tuple(_link_qualifiers(ordered, narrowed))
 
     def _scan(self, words: list[str], vocabulary: _Vocabulary, pre: dict[int, tuple[str, ...]],
-              pauses: frozenset[int] = frozenset()) -> tuple[dict[int, Mention], dict[int, int]]:
+              stops: frozenset[int] = frozenset()) -> tuple[dict[int, Mention], dict[int, int]]:
         """Mentions found from the last word back, with `pre` (word index -> entities: "here", "there") fixed."""
         found = {i: Mention(i, i + 1, words[i], names, names, broader=names) for i, names in pre.items()}
         consumed: set[int] = set(pre)
@@ -245,7 +247,7 @@ class Grounder:
         for i in range(len(words) - 1, -1, -1):
             if i in consumed:
                 continue
-            mention = self._mention(words, i, vocabulary, found, consumed, narrowed, pauses)
+            mention = self._mention(words, i, vocabulary, found, consumed, narrowed, stops)
             if mention is not None:
                 found[i] = mention
         return found, narrowed
@@ -259,7 +261,7 @@ class Grounder:
 
     # ---- one noun -------------------------------------------------------------------------
     def _mention(self, words: list[str], i: int, vocabulary: _Vocabulary, found: dict[int, Mention],
-                 consumed: set[int], narrowed: dict[int, int], pauses: frozenset[int] = frozenset(),
+                 consumed: set[int], narrowed: dict[int, int], stops: frozenset[int] = frozenset(),
                  ) -> Mention | None:
         head = vocabulary.known(words[i])
         scored = {e.name: e.heads[head] for e in vocabulary.entities if head in e.heads}
@@ -287,7 +289,7 @@ class Grounder:
         start, describing = i, []
         for j in range(i - 1, max(-1, i - 1 - MAX_DESCRIBING), -1):
             word = words[j]
-            if word in STOPWORDS or j in consumed or j in found or j in pauses:
+            if word in STOPWORDS or j in consumed or j in found or j in stops:
                 break  # "... in bedroom 1, Michael wants to sleep": not Michael's "bedroom 1"
             word = _ORDINALS.get(word, word)
             if not any(word in by_name[n].describing or word in by_name[n].numbers for n in scored):
@@ -336,8 +338,8 @@ class Grounder:
                                   or (words[at] == "from" and len(place.candidates) == 1)):
             # "put the soup can from the pantry on the counter": where it came from says which
             pool = set(place.candidates) | set(place.alternatives) | set(place.broader)
-            with_ = words[at] == "with"
-            if with_:  # "the kitchen island with the lemon": the one the lemon is on
+            with_ = words[at] in _BESIDE
+            if with_:  # "the kitchen island with the lemon", "the counter next to the orange": the one it is on
                 pool = {p for n in place.candidates if n in by_name for p in by_name[n].places}
                 narrower = {n: s for n, s in scored.items() if n in pool}
             else:  # the places the words name first ("from the cupboard": not the pantry, a cupboard too)

@@ -26,11 +26,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
-from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, tokens
+from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, pauses, tokens
 from l3mp.updates.meaning import DETERMINERS, PICK_WORDS, Stated, clauses, is_carried, is_source, label, signs_in
 from l3mp.world.graph import WorldGraph
 
@@ -73,9 +74,9 @@ def uncovered(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, 
     """What the text says that `stated` leaves out: a state word for a thing of its clause, a thing someone took."""
     words = tokens(text)
     sign_words = outside_mentions(words, mentions)
-    spans = _spans(words, sign_words, lexicon)
+    spans = _spans(words, sign_words, lexicon, pauses(text))
     refs = _references(words, mentions, graph, domain, rules)
-    items = [r for r in refs if any(a <= r.start < b for a, b in _items(words, sign_words, lexicon))]
+    items = [r for r in refs if any(a <= r.start < b for a, b in _items(words, sign_words, lexicon, pauses(text)))]
     sign_words = _affirmed(sign_words)
     return _uncovered(stated, spans, refs, items, sign_words, lexicon, graph, domain) + _untaken(
         stated, spans, refs, words, lexicon, graph, domain, rules)
@@ -86,7 +87,7 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
     """The changes of `stated` that no words of the text explain, each with why."""
     words = tokens(text)
     sign_words = outside_mentions(words, mentions)
-    spans = _spans(words, sign_words, lexicon)
+    spans = _spans(words, sign_words, lexicon, pauses(text))
     refs = _references(words, mentions, graph, domain, rules)
     sign_words = _affirmed(sign_words)
     words = _affirmed(words)
@@ -101,10 +102,15 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
             thing = fact.args[0]
             at = [_span_of(spans, r.start) for r in refs if thing in r.names and not r.describes]
             bare = [s for s in spans if not any(s[0] <= r.start < s[1] for r in refs)]
-            if not any(literal.true in signs_in(sign_words, a, b, signs) for a, b in (*at, *bare)) and not (
-                    not literal.true and signs.get(False, frozenset()) & lexicon.answers and picked_up(words)):
+            answered = bool(signs.get(False, frozenset()) & lexicon.answers)
+            said = sorted([(a, signs_in(sign_words, a, b, signs)) for a, b in {*at, *bare}] + [
+                (a, {False}) for a, b in spans if answered and picked_up(words[a:b])],  # "... and she picked up"
+                key=lambda found: found[0])
+            said = [(a, found) for a, found in said if found]
+            if not said or literal.true not in said[-1][1]:
                 out.append((literal, f"the text does not say that {_the(graph, thing)} "
-                                      f"{'is now' if literal.true else 'is no longer'} {_state(fact.predicate)}; "
+                                      f"{'is now' if literal.true else 'is no longer'} {_state(fact.predicate)}"
+                                      f"{' (it says so before, not last)' if said else ''}; "
                                       "state only what the text says"))
             continue
         if not literal.true:
@@ -148,7 +154,7 @@ def taken(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexi
     took the one thing has it ("Sarah answered the smartphone": ``has sarah smartphone_2``)."""
     words = tokens(text)
     sign_words = outside_mentions(words, mentions)
-    spans = _spans(words, sign_words, lexicon)
+    spans = _spans(words, sign_words, lexicon, pauses(text))
     refs = _references(words, mentions, graph, domain, rules)
     out = []
     for who, what, _ in _takings(stated, spans, refs, words, lexicon, graph, domain, rules):
@@ -287,11 +293,12 @@ def picked_up(words: Sequence[str]) -> bool:
     return any(w in PICK_WORDS and "up" in words[i + 1:i + 5] for i, w in enumerate(words))
 
 
-def _spans(words: list[str], sign_words: list[str], lexicon: Lexicon) -> list[tuple[int, int]]:
+def _spans(words: list[str], sign_words: list[str], lexicon: Lexicon,
+           stops: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
     """The clauses, a clause with no verb or state word joined to the one before ("cleaned the teapot and the
-    bowl")."""
+    bowl", "washed the pan and the glass, put them both away")."""
     out: list[tuple[int, int]] = []
-    for start, end, has_verb in _clauses(words, sign_words, lexicon):
+    for start, end, has_verb in _clauses(words, sign_words, lexicon, stops):
         if out and not has_verb:
             out[-1] = (out[-1][0], end)
         else:
@@ -299,21 +306,26 @@ def _spans(words: list[str], sign_words: list[str], lexicon: Lexicon) -> list[tu
     return out
 
 
-def _items(words: list[str], sign_words: list[str], lexicon: Lexicon) -> list[tuple[int, int]]:
+def _items(words: list[str], sign_words: list[str], lexicon: Lexicon,
+           stops: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
     """The clauses joined to the one before (the later items of a list after one verb: "... and the bowl")."""
     out = []
-    for k, (start, end, has_verb) in enumerate(_clauses(words, sign_words, lexicon)):
+    for k, (start, end, has_verb) in enumerate(_clauses(words, sign_words, lexicon, stops)):
         if k and not has_verb:
             out.append((start, end))
     return out
 
 
-def _clauses(words: list[str], sign_words: list[str], lexicon: Lexicon) -> list[tuple[int, int, bool]]:
-    """The clauses, each with whether it has a verb or state word of its own."""
+def _clauses(words: list[str], sign_words: list[str], lexicon: Lexicon,
+             stops: frozenset[int] = frozenset()) -> list[tuple[int, int, bool]]:
+    """The clauses (split at "and", "then", ... and after the words in `stops`: a comma or a stop follows them),
+    each with whether it has a verb or state word of its own."""
     every_sign = lexicon.state_words
     verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | _BE
+    parts = [(a, b) for start, end in clauses(words) for a, b in pairwise(
+        [start, *sorted(k + 1 for k in stops if start <= k < end - 1), end])]
     return [(start, end, any(words[i] in verbs or sign_words[i] in every_sign for i in range(start, end)))
-            for start, end in clauses(words)]
+            for start, end in parts]
 
 
 def _span_of(spans: list[tuple[int, int]], index: int) -> tuple[int, int]:

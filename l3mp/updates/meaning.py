@@ -71,7 +71,7 @@ def report_part(text: str) -> tuple[str, tuple[str, ...]]:
     rule ...") and without its questions, when it also reports something: instructions are never reports, and a
     question asks what the report does not say. Returns the rest and what was set aside."""
     kept, dropped, questions = [], [], []
-    for sentence in _SENTENCE.split(text):
+    for sentence in _asked_after_a_comma(_SENTENCE.split(text)):
         if not sentence.strip():
             continue
         told = _TOLD.match(sentence)
@@ -102,6 +102,18 @@ def eaten_from(text: str) -> str:
     is."""
     return _EATEN_FROM.sub(lambda m: f"{'ate' if m.group(1) else m.group(2)} "
                                      f"{'out of' if m.group(3).lower() == 'in' else m.group(3)} ", text)
+
+
+def _asked_after_a_comma(sentences: list[str]) -> list[str]:
+    """Each question that follows a report after a comma as a sentence of its own: "I opened the dishwasher, is the
+    wine glass in there clean yet?" reports the opening and asks about the glass (the question changes nothing)."""
+    out = []
+    for sentence in sentences:
+        parts = sentence.split(",")
+        at = next((k for k in range(1, len(parts)) if sentence.rstrip().endswith("?") and is_question(parts[k])
+                   and tokens(parts[k])[0] not in ("can", "could", "will", "would")), None)
+        out += [sentence] if at is None else [",".join(parts[:at]), ",".join(parts[at:])]
+    return out
 
 
 def is_question(text: str) -> bool:
@@ -569,8 +581,14 @@ def _signed(literal: Stated, mentions: Sequence[Mention], words: list[str], lexi
     if not found:  # "picked up the phone and took the call": a clause that names nothing else
         found = set().union(*(signs_in(words, start, end, signs) for start, end in clauses(words)
                               if not any(start <= m.start < end for m in mentions)))
-    elif _acted_on_later(words, end, signs, lexicon):
-        return literal  # "the phone rang and Jessica answered it", "opened the fridge ... and shut it again"
+    else:
+        later = _acted_on_later(words, end, signs, lexicon)
+        if later:  # "the phone rang and Jessica answered it", "opened the fridge ... and shut it again"
+            if len(later) == 1 and literal.true not in later:
+                fixed = Stated(literal.fact, not literal.true)
+                notes.append(f"{literal} -> {fixed}: the text says so last")
+                return fixed
+            return literal
     if len(found) == 1 and literal.true not in found:
         fixed = Stated(literal.fact, not literal.true)
         notes.append(f"{literal} -> {fixed}: the text says so")
@@ -578,14 +596,17 @@ def _signed(literal: Stated, mentions: Sequence[Mention], words: list[str], lexi
     return literal
 
 
-def _acted_on_later(words: list[str], after: int, signs: dict[bool, frozenset[str]], lexicon: Lexicon) -> bool:
-    """Whether a later clause does something to "it" / "them" that bears on this state (a state word of it; for a
-    state that answering ends, a verb of answering or taking: "was ringing, so Jessica picked it up"): the thing's own
-    clause then tells how it was before, not how it is now."""
+def _acted_on_later(words: list[str], after: int, signs: dict[bool, frozenset[str]], lexicon: Lexicon) -> set[bool]:
+    """The signs of what the last later clause does to "it" / "them" that bears on this state (a state word of it;
+    for a state that answering ends, a verb of answering or taking: "was ringing, so Jessica picked it up" is
+    False); empty when none does. The thing's own clause then tells how it was before, not how it is now."""
     verbs = lexicon.answers | lexicon.takes if signs.get(False, frozenset()) & lexicon.answers else frozenset()
-    return any({"it", "them"} & set(words[start:end]) and (
-        signs_in(words, start, end, signs) or verbs & set(words[start:end]))
-        for start, end in clauses(words) if start >= after)
+    out: set[bool] = set()
+    for start, end in clauses(words):
+        if start >= after and {"it", "them"} & set(words[start:end]):
+            said = signs_in(words, start, end, signs) or ({False} if verbs & set(words[start:end]) else set())
+            out = said or out
+    return out
 
 
 def clauses(words: list[str]) -> list[tuple[int, int]]:
