@@ -223,3 +223,19 @@ def test_a_thing_next_to_the_place_only_says_which_place():
     mentions = Grounder(household(), household_rules()).ground("Alice left the book on the counter next to the mug.",
                                                                graph)
     assert [m.words for m in mentions if m.qualifies is not None] == ["mug"]
+
+
+def test_a_state_word_that_is_no_event_does_not_undo_one_that_is():
+    graph = house_graph()
+    assert _check("Alice switched the lamp off, it had been on all night.", [Stated(F("light_on", "lamp1"), False)],
+                  graph) == []
+    graph.remove_fact(F("dirty", "mug1"))
+    assert _check("Alice drank from the mug, it needs a wash now.", [Stated(F("dirty", "mug1"), True)], graph) == []
+
+
+def test_it_may_be_what_a_person_carries():
+    graph = house_graph()
+    graph.remove_fact(F("on", "book1", "table1"))
+    graph.add_fact(F("has", "alice", "book1"))
+    assert _check("Alice is done with her book, she put it on the shelf.", [Stated(F("on", "book1", "shelf1"), True)],
+                  graph) == []

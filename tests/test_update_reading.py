@@ -326,3 +326,18 @@ def test_what_someone_ate_out_of_a_dish_leaves_the_dish_dirty_and_the_food_is_no
     result = _updater().update("Jessica had a salad out of the yellow plate and left the plate in the sink.")
     assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
     assert F("dirty", "yellow_plate_1") in set(result.record.delta.add)
+
+
+def test_the_place_where_a_thing_already_is_needs_no_change():
+    assert literals("The yellow plate is dirty on the dresser.") == {Stated(F("dirty", "yellow_plate_1"), True)}
+
+
+def test_things_named_before_their_verb_share_it():
+    assert literals("The yellow plate and the purple saucepan have been washed.") == {
+        Stated(F("dirty", "yellow_plate_1"), False), Stated(F("dirty", "purple_saucepan_1"), False)}
+
+
+def test_a_clause_after_a_comma_is_read_on_its_own_when_the_whole_is_not():
+    text = "Jessica got a new lamp, she put the atlas on the nightstand in bedroom 1."  # something new: not whole
+    assert reading(text) is None
+    assert parts(text) == [{Stated(F("on", "atlas_1", "nightstand_1"), True)}]

@@ -35,10 +35,11 @@ STOPWORDS = frozenset({
     "it", "he", "she", "they", "them", "him", "me", "i", "we", "you", "'s",
 })
 """Words that never describe an entity (they end a noun phrase's run of describing words)."""
-QUALIFIERS = frozenset({"in", "from", "inside", "at", "of", "on", "by", "near", "'s", "with", "next", "beside"})
-"""Words after a noun that introduce the place that tells alike entities apart ("with", "next to", "beside": what
-is on or in it)."""
-_BESIDE = frozenset({"with", "next", "beside"})
+QUALIFIERS = frozenset({"in", "from", "inside", "at", "of", "on", "by", "near", "'s", "with", "next", "beside",
+                        "where"})
+"""Words after a noun that introduce the place that tells alike entities apart ("with", "next to", "beside", "where
+the X is": what is on or in it)."""
+_BESIDE = frozenset({"with", "next", "beside", "where"})
 LABEL_NOUN, TYPE_WORD, OTHER_WORD = 3, 2, 1
 """How strongly a word names an entity: the noun of its label ("mug" of "red mug"), a word of its type from the
 lexicon ("tap" for a faucet), another word of its label ("milk" of "milk carton")."""

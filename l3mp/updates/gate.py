@@ -32,7 +32,7 @@ from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
 from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, pauses, tokens
-from l3mp.updates.meaning import DETERMINERS, PICK_WORDS, Stated, clauses, is_carried, is_source, label, signs_in
+from l3mp.updates.meaning import DETERMINERS, Stated, clauses, is_carried, is_source, label, picked_up, signs_in
 from l3mp.world.graph import WorldGraph
 
 _BE = frozenset({"is", "'s", "are", "was", "were", "been", "be"})
@@ -90,6 +90,7 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
     spans = _spans(words, sign_words, lexicon, pauses(text))
     refs = _references(words, mentions, graph, domain, rules)
     sign_words = _affirmed(sign_words)
+    events = _events(sign_words)
     words = _affirmed(words)
     verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers
     out: list[tuple[Stated, str]] = []
@@ -102,12 +103,11 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
             thing = fact.args[0]
             at = [_span_of(spans, r.start) for r in refs if thing in r.names and not r.describes]
             bare = [s for s in spans if not any(s[0] <= r.start < s[1] for r in refs)]
-            answered = bool(signs.get(False, frozenset()) & lexicon.answers)
-            said = sorted([(a, signs_in(sign_words, a, b, signs)) for a, b in {*at, *bare}] + [
-                (a, {False}) for a, b in spans if answered and picked_up(words[a:b])],  # "... and she picked up"
-                key=lambda found: found[0])
-            said = [(a, found) for a, found in said if found]
-            if not said or literal.true not in said[-1][1]:
+            said = [a for a, b in {*at, *bare} if literal.true in signs_in(sign_words, a, b, signs)]
+            if not said and not literal.true and signs.get(False, frozenset()) & lexicon.answers and picked_up(words):
+                said = [0]  # "the phone rang and she picked up"
+            later = _undone(literal, max(said, default=0), spans, at, events, words, signs, lexicon)
+            if not said or later:
                 out.append((literal, f"the text does not say that {_the(graph, thing)} "
                                       f"{'is now' if literal.true else 'is no longer'} {_state(fact.predicate)}"
                                       f"{' (it says so before, not last)' if said else ''}; "
@@ -146,6 +146,30 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
             out.append((literal, f"the text says where one of the things it names already is; "
                                  f"{_the(graph, thing)} did not move"))
     return out
+
+
+_BACKGROUND = frozenset({"need", "needs", "needed", "had", "been", "to", "a", "an", "be"})
+"""Words before a state word that make it no event of the report: "needs a wash", "had been running", "wants to
+close"."""
+
+
+def _events(sign_words: list[str]) -> list[str]:
+    """`sign_words` with the state words that are no event blanked (`_BACKGROUND`)."""
+    return ["" if i and sign_words[i - 1] in _BACKGROUND else w for i, w in enumerate(sign_words)]
+
+
+def _undone(literal: Stated, after: int, spans: list[tuple[int, int]], at: list[tuple[int, int]],
+            events: list[str], words: list[str], signs: dict[bool, frozenset[str]], lexicon: Lexicon) -> bool:
+    """Whether a clause after `after` that names the thing (or "it") says the other way, as an event: "opened the
+    fridge ... and shut it again", "the phone rang and Jessica answered it" (or "picked it up")."""
+    answered = bool(signs.get(False, frozenset()) & lexicon.answers)
+    for a, b in spans:
+        if a <= after or (a, b) not in at:
+            continue
+        if (not literal.true) in signs_in(events, a, b, signs) or (literal.true and answered and picked_up(
+                words[a:b])):
+            return True
+    return False
 
 
 def taken(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexicon: Lexicon, rules: RuleSet,
@@ -214,6 +238,7 @@ def _uncovered(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: lis
         return any((f, sign) in said or graph.has_fact(f) == sign for f in facts)
 
     out: list[str] = []
+    events = _events(sign_words)
     for start, end in spans:
         here = [r for r in refs if start <= r.start < end and not r.describes and not r.source]
         for i in range(start, end):
@@ -224,7 +249,10 @@ def _uncovered(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: lis
                 if declared is None or declared.arity != 1 or len(found) != 1:
                     continue
                 fitting = [r for r in here if all(domain.is_subtype(graph.entity_type(n) or "", declared.types[0])
-                                                  for n in r.names)]
+                                                  for n in r.names) and not _undone(
+                    Stated(Fact(predicate, (next(iter(r.names)),)), next(iter(found))), start,
+                    spans, [_span_of(spans, o.start) for o in refs if o.names & r.names], events, sign_words, signs,
+                    lexicon)]  # "the phone rang and Jessica answered it": "rang" is not asked for
                 if fitting:
                     options.append((predicate, next(iter(found)), fitting))
             listed = [(p, sign, r) for p, sign, fitting in options for r in fitting
@@ -287,12 +315,6 @@ def _moves(words: list[str], start: int, end: int, verbs: frozenset[str]) -> str
     return being
 
 
-def picked_up(words: Sequence[str]) -> bool:
-    """Whether the text says someone picked something up ("picked it up", "picked up the phone"): a ringing phone
-    picked up is answered."""
-    return any(w in PICK_WORDS and "up" in words[i + 1:i + 5] for i, w in enumerate(words))
-
-
 def _spans(words: list[str], sign_words: list[str], lexicon: Lexicon,
            stops: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
     """The clauses, a clause with no verb or state word joined to the one before ("cleaned the teapot and the
@@ -337,18 +359,21 @@ def _references(words: list[str], mentions: Sequence[Mention], graph: WorldGraph
     """The mentions (each with the entities it may name) and the pronouns, each standing for the earlier mentions
     of its kind (a thing or a person)."""
     out = []
+    carried = set()
     for mention in mentions:
         names = frozenset((*mention.candidates, *(mention.broader if mention.by_label else ())))
         if not names:
             continue
-        describes = mention.qualifies is not None or is_carried(words, mention, mentions, graph) or _on_it(
-            words, mention)
+        if is_carried(words, mention, mentions, graph):
+            carried.add(mention.start)
+        describes = mention.qualifies is not None or mention.start in carried or _on_it(words, mention)
         out.append(_Ref(mention.start, mention.end, names, describes, is_source(words, mention.start)))
     for i, word in enumerate(words):
         if word not in _THING_PRONOUNS | _PERSON_PRONOUNS:
             continue
-        person = word in _PERSON_PRONOUNS
-        earlier = [r for r in out if r.end <= i and not r.describes and all(
+        person = word in _PERSON_PRONOUNS  # what a person carries may be what "it" is ("done with his album, he
+        # put it on the shelf")
+        earlier = [r for r in out if r.end <= i and (not r.describes or r.start in carried) and all(
             domain.is_subtype(graph.entity_type(n) or "", "person") == person for n in r.names)]
         if earlier:
             out.append(_Ref(i, i + 1, frozenset().union(*(r.names for r in earlier)), False, False))

@@ -35,6 +35,12 @@ DETERMINERS = frozenset({"the", "a", "an", "his", "her", "their", "my", "our", "
 _SOURCES = frozenset({"from", "off", "of"})
 PICK_WORDS = frozenset({"picked", "pick", "picks", "picking"})
 """Verbs of "picked up": a ringing phone picked up is answered."""
+
+
+def picked_up(words: Sequence[str]) -> bool:
+    """Whether the words say someone picked something up ("picked it up", "picked up the phone"): a ringing phone
+    picked up is answered."""
+    return any(w in PICK_WORDS and "up" in words[i + 1:i + 5] for i, w in enumerate(words))
 _PREPOSITIONS = frozenset({"on", "off", "out"})
 _STOPPED = frozenset({"stopped", "stops", "stop", "quit", "ceased", "longer"})
 _SWITCHES = frozenset({"turned", "turn", "turns", "turning", "switched", "switch", "switches", "switching",
@@ -471,6 +477,23 @@ def is_source(words: list[str], start: int) -> bool:
     return i >= 0 and words[i] in _SOURCES and not (words[i] == "off" and i > 0 and words[i - 1] in _SWITCHES)
 
 
+_AT = frozenset({"on", "in", "at", "inside"})
+
+
+def is_where_it_is(words: list[str], mention: Mention, mentions: Sequence[Mention], graph: WorldGraph,
+                   rules: RuleSet) -> bool:
+    """Whether a place after "on" / "in" is where a thing named before it in its clause already is ("the gold
+    smartphone is ringing on the side table"): it says where that thing is, not a change of its own."""
+    i = min(mention.start, len(words)) - 1
+    while i >= 0 and words[i] in DETERMINERS:
+        i -= 1
+    if i < 0 or words[i] not in _AT:
+        return False
+    start, _ = _clause(words, mention.start, mention.end)
+    before = [m for m in mentions if start <= m.start and m.end <= i and m.entity is not None and m is not mention]
+    return any(set(mention.candidates) & places_of(graph, rules, m.entity) for m in before[-1:])
+
+
 def is_carried(words: list[str], mention: Mention, mentions: Sequence[Mention], graph: WorldGraph) -> bool:
     """Whether a mention after "with" names what a person of the text has ("Sarah came into the kitchen with her
     sparkling water"): it says what they carry, not a change."""
@@ -656,8 +679,10 @@ def _last_place(stated: list[Stated], mentions: Sequence[Mention], sources: set[
 
 
 def problems(delta: Delta, stated: Sequence[Stated], mentions: Sequence[Mention], allowed: set[str],
-             graph: WorldGraph, domain: Domain, covered_types: frozenset[str], text: str = "") -> list[str]:
-    """What makes an (otherwise valid) update not what the text says."""
+             graph: WorldGraph, domain: Domain, covered_types: frozenset[str], text: str = "",
+             rules: RuleSet | None = None) -> list[str]:
+    """What makes an (otherwise valid) update not what the text says (with `rules`, a place that only says where a
+    thing named before it already is need not change: "is ringing on the side table")."""
     out = []
     named = sorted({a for s in stated for a in _changed_args(s) if a not in allowed})
     if named:
@@ -666,7 +691,8 @@ def problems(delta: Delta, stated: Sequence[Stated], mentions: Sequence[Mention]
     words = tokens(text)
     for mention in mentions:
         if mention.qualifies is not None or mention.plural or not mention.candidates or is_source(
-                words, mention.start) or is_carried(words, mention, mentions, graph):
+                words, mention.start) or is_carried(words, mention, mentions, graph) or (
+                rules is not None and is_where_it_is(words, mention, mentions, graph, rules)):
             continue
         if mention.end <= len(words) and "still" in words[slice(*_clause(words, mention.start, mention.end))]:
             continue  # "is still holding her soda can": where it already is

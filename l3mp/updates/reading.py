@@ -24,8 +24,18 @@ from itertools import pairwise
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
-from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, places_of, tokens, unexplained_at
-from l3mp.updates.meaning import PICK_WORDS, Stated, clauses, is_carried, is_source, places_for, signs_in
+from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, pauses, places_of, tokens, unexplained_at
+from l3mp.updates.meaning import (
+    PICK_WORDS,
+    Stated,
+    clauses,
+    is_carried,
+    is_source,
+    is_where_it_is,
+    picked_up,
+    places_for,
+    signs_in,
+)
 from l3mp.world.graph import WorldGraph
 
 _NEGATIONS = frozenset({"not", "t", "never", "no", "nobody", "nothing", "without", "instead", "almost", "if",
@@ -103,7 +113,7 @@ def read_parts(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain
     unknown = {i for i in unexplained_at(text, mentions) if i not in aside}
     blockers = _REQUEST_BLOCKERS if request else _NEGATIONS | _NEW
     blocked = {i for i, w in enumerate(words) if w in blockers and i not in aside} | unknown
-    return _Reader(words, mentions, graph, domain, rules, lexicon, request, speaker).read_parts(blocked)
+    return _Reader(words, mentions, graph, domain, rules, lexicon, request, speaker).read_parts(blocked, pauses(text))
 
 
 def _unknown_nouns(text: str, words: list[str], mentions: Sequence[Mention], lexicon: Lexicon,
@@ -181,20 +191,21 @@ class _Reader:
             if verb is None and not self._being(things, start, end) and not states and any(
                     t.kind != "person" for t in things):
                 return None
-        if any(t.kind != "person" and t.start not in self.used and not is_source(self.words, t.start)
-               and not self._carried(t) for t in self.things) or not self.read_any:
+        if any(t.kind != "person" and t.start not in self.used and not self._aside(t) for t in self.things) or (
+                not self.read_any):
             return None
         return Reading(self.stated, frozenset(self.settled))
 
-    def read_parts(self, blocked: set[int]) -> list[tuple[str, list[Stated]]]:
+    def read_parts(self, blocked: set[int], stops: frozenset[int] = frozenset()) -> list[tuple[str, list[Stated]]]:
         """See `read_parts`: each clause read alone (what it states, and nothing of it when it cannot be read), the
-        subject carried from clause to clause as `read` does. A state read from a clause is left out when a later
+        subject carried from clause to clause as `read` does; clauses end at the words in `stops` too (a comma or a
+        stop follows them). A state read from a clause is left out when a later
         clause that could not be read has a word for the same state ("opened the fridge, took out the yogurt and
         shut it again"): the last word stands, and it was not read."""
         subject: _Thing | None = None
         read: list[tuple[int, int, list[Stated]]] = []
         unread: list[tuple[int, int]] = []
-        for start, end in self._clauses():
+        for start, end in self._clauses(stops):
             things = self._things_in(start, end)
             if things is None:
                 unread.append((start, end))
@@ -215,10 +226,15 @@ class _Reader:
         for start, end, literals in read:
             later = [(a, b) for a, b in unread if a >= end]
             kept = [s for s in literals if len(s.fact.args) != 1 or not any(
-                signs_in(self.sign_words, a, b, self.lexicon.states.get(s.fact.predicate, {})) for a, b in later)]
+                signs_in(self.sign_words, a, b, self.lexicon.states.get(s.fact.predicate, {})) or (
+                    self._answering(s.fact.predicate) and picked_up(self.words[a:b])) for a, b in later)]
             if kept:
                 out.append((" ".join(self.words[start:end]), kept))
         return out
+
+    def _answering(self, predicate: str) -> bool:
+        """Whether answering ends the state (ringing): "... and she picked up" says it stopped."""
+        return bool(self.lexicon.states.get(predicate, {}).get(False, frozenset()) & self.lexicon.answers)
 
     def _clause_alone(self, things: list[_Thing], start: int, end: int, verb: int | None,
                       subject: _Thing | None) -> list[Stated] | None:
@@ -232,8 +248,8 @@ class _Reader:
             return None
         if verb is None and not self._being(things, start, end) and not states:
             return None
-        if any(t.kind != "person" and t.start not in self.used and not is_source(self.words, t.start)
-               and not self._carried(t) for t in things if t.start == t.mention.start):
+        if any(t.kind != "person" and t.start not in self.used and not self._aside(t) for t in things
+               if t.start == t.mention.start):
             return None
         return list(self.stated)
 
@@ -253,19 +269,24 @@ class _Reader:
         count = len(mention.candidates)
         return (word == "both" and count == 2) or (word in self.lexicon.all_words - {"both"} and count <= _FEW)
 
-    def _clauses(self) -> list[tuple[int, int]]:
+    def _clauses(self, stops: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
         """The clauses; one that is only more things ("cleaned the teapot and the salad bowl": no verb or state word
         of its own, no pronoun) belongs to the clause before it."""
         states = self.lexicon.state_words
         out: list[tuple[int, int]] = []
-        for start, end in clauses(self.words):
+        split = [(a, b) for start, end in clauses(self.words) for a, b in pairwise(
+            [start, *sorted(k + 1 for k in stops if start <= k < end - 1), end])]
+        lead = False
+        """Whether the clauses so far are only things named one after another, with their verb to come."""
+        for start, end in split:
             span = range(start, end)
             bare = all(self.words[i] in _DETERMINERS | {"both"} or any(m.start <= i < m.end for m in self.mentions)
                        for i in span) and not any(self.sign_words[i] in states for i in span)
-            if out and bare and any(m.start == start or m.start == start + 1 for m in self.mentions):
-                out[-1] = (out[-1][0], end)
+            if out and ((bare and any(m.start == start or m.start == start + 1 for m in self.mentions)) or lead):
+                out[-1] = (out[-1][0], end)  # "... and the salad bowl"; "the cup and the bowl have been washed"
             else:
                 out.append((start, end))
+            lead = len(out) == 1 and bare
         return out
 
     def _coordinated(self, things: list[_Thing]) -> bool:
@@ -274,6 +295,13 @@ class _Reader:
         return len(ordered) > 1 and all(
             all(w in _DETERMINERS | {"and", "both"} for w in self.words[a.end:b.start]) and "and" in
             self.words[a.end:b.start] for a, b in pairwise(ordered))
+
+    def _aside(self, thing: _Thing) -> bool:
+        """A thing that needs no change of its own: where something came from, what a person carries, or the place
+        where a thing named before it already is ("is ringing on the side table")."""
+        return is_source(self.words, thing.start) or self._carried(thing) or (
+            thing.mention in self.mentions and is_where_it_is(self.words, thing.mention, self.mentions, self.graph,
+                                                              self.rules))
 
     def _carried(self, thing: _Thing) -> bool:
         return thing.mention in self.mentions and is_carried(self.words, thing.mention, self.mentions, self.graph)

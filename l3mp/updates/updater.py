@@ -309,7 +309,8 @@ class _Run:
         delta, problems = self.derive(stated)
         if delta is not None and u.verify and not problems:
             problems = meaning.problems(delta, stated, self.mentions, allowed, self.graph, u.world.domain,
-                                        u.grounder.lexicon.covered if u.grounder else frozenset(), self.report)
+                                        u.grounder.lexicon.covered if u.grounder else frozenset(), self.report,
+                                        u.world.verifier.rules)
             if not problems and (number > 0 or u.gate_reading) and u.gate:
                 stated, delta, problems = self.gated(stated, delta, allowed)
                 self.unsure = bool(problems)
@@ -353,7 +354,8 @@ class _Run:
         fewer, again = self.derive(kept)
         if fewer is not None and not again:
             again = meaning.problems(fewer, kept, self.mentions, allowed, self.graph, u.world.domain,
-                                     u.grounder.lexicon.covered, self.report) or gate.check(kept, *args)
+                                     u.grounder.lexicon.covered, self.report, u.world.verifier.rules) or gate.check(
+                kept, *args)
         if fewer is None or again or fewer.is_empty():  # nothing left: the model is asked again
             return stated, delta, problems
         self.mended += [f"dropped {literal}: {why}" for literal, why in odd]
