@@ -223,10 +223,11 @@ class TaskPlanner:
         parts = plain_parts(task, mentions, graph, domain, self.world.verifier.rules, self.grounder.lexicon,
                             speaker=speaker)
         added: list[str] = []
+        named = frozenset(n for m in mentions for n in m.candidates)
         generated = GoalGenerator(self.llm, domain).generate(
             task, graph, context, ledger=result.ledger, max_attempts=self.goal_attempts, speaker=speaker,
             keep_held=True, check=check,
-            complete=lambda literals: with_parts(literals, parts, self.world.verifier.rules, added))
+            complete=lambda literals: with_parts(literals, parts, self.world.verifier.rules, added, named))
         result.goal_attempts = generated.attempts
         result.reason = "; ".join(r for r in (generated.reason, *added) if r)
         if generated.goal_pddl is None:

@@ -239,20 +239,36 @@ def plain_parts(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
 
 
 def with_parts(literals: Sequence[Literal], parts: Sequence[tuple[str, list[Stated]]], rules: RuleSet,
-               notes: list[str]) -> list[Literal]:
-    """The model's goal with what a plainly read clause asks and the model left out ("put the white plate in the
-    dishwasher and close it", answered with the closing only): a literal it says nothing of, about a thing it gives
-    no place. Where the model says otherwise, its goal stands for the checks."""
+               notes: list[str], named: frozenset[str] = frozenset()) -> list[Literal]:
+    """The model's goal made to agree with what a plainly read clause asks:
+
+    - what the model left out is added ("put the white plate in the dishwasher and close it", answered with the
+      closing only): a literal it says nothing of, about a thing it gives no place;
+    - the model's literal on the same fact with the other sign gives way ("put the plate in the dishwasher" is not
+      "the plate not in the dishwasher"), and so does its literal of the same kind on a thing the request does not
+      name (`named`: the entities its mentions may be);
+    - so does its place for the thing when the request names no such place; where the model gives the thing
+      another place the request names, its goal stands for the checks."""
     out = list(literals)
     for words, stated in parts:
         for literal in stated:
+            fact, sign = literal.fact, not literal.true
             thing = _one_place(literal, rules)
-            if any(lit.predicate == literal.fact.predicate and lit.args == literal.fact.args for lit in out) or (
+            wrong = [lit for lit in out if ((lit.predicate, lit.args) == (fact.predicate, fact.args)
+                                            and lit.negated != sign) or (
+                named and len(fact.args) == 1 and lit.predicate == fact.predicate and lit.negated == sign
+                and not lit.quantified and not set(lit.args) & named) or (
+                named and thing and not lit.negated and not lit.quantified and _one_place(
+                    Stated(Fact(lit.predicate, lit.args), True), rules) == thing and not set(lit.args) - {thing}
+                & named)]  # "on the kitchen table", where the plate is and the request does not say
+            out = [lit for lit in out if lit not in wrong]
+            if any((lit.predicate, lit.args) == (fact.predicate, fact.args) for lit in out) or (
                     thing and any(not lit.negated and _one_place(Stated(Fact(lit.predicate, lit.args), True), rules)
                                   == thing for lit in out)):
                 continue
-            out.append(Literal(literal.fact.predicate, literal.fact.args, not literal.true, quote=words))
-            note = f"added {literal}: read from the words \"{words}\""
+            out.append(Literal(fact.predicate, fact.args, sign, quote=words))
+            note = (f"{', '.join(lit.to_pddl() for lit in wrong)} -> {literal}" if wrong else f"added {literal}"
+                    ) + f": read from the words \"{words}\""
             notes += [] if note in notes else [note]
     return out
 

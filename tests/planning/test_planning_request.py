@@ -28,6 +28,7 @@ from l3mp.planning.request import (
 from l3mp.planning.wording import Wording, goal_problems
 from l3mp.retrieval import FullRetriever
 from l3mp.retrieval.grounding import Grounder
+from l3mp.updates.meaning import Stated
 from l3mp.world.delta import state_delta
 from l3mp.world.model import WorldModel
 from tests.helpers import household, household_rules
@@ -462,9 +463,20 @@ def test_a_goal_the_model_left_half_of_is_completed_from_the_clause_that_reads_p
     assert completed == [closed, Literal("inside", ("yellow_plate_1", "dishwasher_1"), False,
                                          quote="put the yellow plate in the dishwasher in kitchen 1")]
     assert notes and "read from the words" in notes[0]
-    # the model's own place for the plate stands: the checks judge it
+    # the model's own place for the plate stands when the request names that place: the checks judge it ...
     elsewhere = Literal("on", ("yellow_plate_1", "counter_1"), False)
-    assert with_parts([elsewhere, closed], parts, household_rules(), []) == [elsewhere, closed]
+    named = frozenset({"yellow_plate_1", "dishwasher_1", "kitchen_1", "counter_1"})
+    assert with_parts([elsewhere, closed], parts, household_rules(), [], named) == [elsewhere, closed]
+    # ... and gives way when it does not, as does the other sign of the same fact
+    put = Literal("inside", ("yellow_plate_1", "dishwasher_1"), False, quote="put the yellow plate in the dishwasher "
+                                                                              "in kitchen 1")
+    assert with_parts([elsewhere, closed], parts, household_rules(), [], named - {"counter_1"}) == [closed, put]
+    assert with_parts([Literal("inside", ("yellow_plate_1", "dishwasher_1"), True), closed], parts,
+                      household_rules(), [], named) == [closed, put]
+    # a state on a thing the request does not name gives way to the one the clause names
+    parts_on = [("turn on the tv", [Stated(Fact("tv_on", ("tv_1",)), True)])]
+    assert with_parts([Literal("tv_on", ("tv_2",), False)], parts_on, household_rules(), [],
+                      frozenset({"tv_1"})) == [Literal("tv_on", ("tv_1",), False, quote="turn on the tv")]
     # a request read whole needs no parts
     whole = "Open the fridge in kitchen 1 and put the yellow plate in it."
     assert read_request(whole, graph, household(), household_rules()).goal == (
