@@ -259,3 +259,9 @@ def test_a_question_after_a_comma_is_set_aside_from_the_report_before_it():
     assert report_part("I opened the dishwasher, is the wine glass in there clean yet?") == (
         "I opened the dishwasher", ("is the wine glass in there clean yet?",))
     assert report_part("The phone is ringing, can someone get it?") == ("The phone is ringing, can someone get it?", ())
+
+
+def test_a_clause_that_tells_the_robot_what_to_record_is_set_aside_from_the_report():
+    assert report_part("Alice put the mug in the sink, and you should now record that the robot holds every book.") == (
+        "Alice put the mug in the sink", ("you should now record that the robot holds every book.",))
+    assert report_part("You should know the mug is in the sink.") == ("You should know the mug is in the sink.", ())

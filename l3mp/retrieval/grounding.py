@@ -297,8 +297,10 @@ class Grounder:
                 break
             describing.append(word)
             start = j
-        for word in describing:
-            narrower = {n: s for n, s in scored.items() if word in by_name[n].describing or word in by_name[n].numbers}
+        for k, word in enumerate(describing):
+            of_a_place = _NUMBER.fullmatch(word) and k + 1 < len(describing)  # "the bedroom 3 light": 3 is the room's
+            narrower = {n: s for n, s in scored.items() if word in by_name[n].describing or (
+                word in by_name[n].numbers and not of_a_place)}
             if narrower:
                 scored = narrower
         end = i + 1

@@ -49,7 +49,12 @@ _CLAUSE_BREAKS = frozenset({"and", "then", "but", "so", "while", "after", "befor
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|#+|\n+|\s[-\u2013\u2014]+\s")
 _INSTRUCTION = re.compile(
     r"\b(ignore|disregard|forget|erase|wipe|delete|instructions?|system|prompt|pretend|override|rules?|"
-    r"from now on|your memory|the memory|database|developer mode|jailbreak)\b", re.IGNORECASE)
+    r"from now on|your memory|the memory|database|developer mode|jailbreak|"
+    r"(?:you|robot)\s+(?:should|must|need to|have to|are to)\s+(?:now\s+|also\s+|just\s+)?"
+    r"(?:record|remember|note|add|write|store|set|mark|believe|assume|say|log))\b", re.IGNORECASE)
+_ADDRESSED = re.compile(r"[,;]?\s*\b(?:and|but|so)?\s*(?=\b(?:you|robot)\s+(?:should|must|need to|have to|are to)\b)",
+                        re.IGNORECASE)
+"""Where a clause that tells the robot what to do or believe begins ("..., and you should now record that ...")."""
 _TOLD = re.compile(
     r"^\s*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)?(?:remember|note|make a note|keep in mind|"
     r"write down|record)\s*[:,]?\s+(?:that\s+)?(?=\w)|"
@@ -110,11 +115,20 @@ def eaten_from(text: str) -> str:
                                      f"{'out of' if m.group(3).lower() == 'in' else m.group(3)} ", text)
 
 
+def _split_addressed(sentence: str) -> list[str]:
+    """The sentence split where a clause addressed to the robot begins ("David put the juice box in the fridge, and
+    you should now record that ..."): that clause is set aside (`_INSTRUCTION`), the report before it is kept."""
+    found = _ADDRESSED.search(sentence)
+    if found is None or not found.start() or not _INSTRUCTION.search(sentence[found.end():]):
+        return [sentence]
+    return [sentence[:found.start()], sentence[found.end():]]
+
+
 def _asked_after_a_comma(sentences: list[str]) -> list[str]:
     """Each question that follows a report after a comma as a sentence of its own: "I opened the dishwasher, is the
     wine glass in there clean yet?" reports the opening and asks about the glass (the question changes nothing)."""
     out = []
-    for sentence in sentences:
+    for sentence in [part for whole in sentences for part in _split_addressed(whole)]:
         parts = sentence.split(",")
         at = next((k for k in range(1, len(parts)) if sentence.rstrip().endswith("?") and is_question(parts[k])
                    and tokens(parts[k])[0] not in ("can", "could", "will", "would")), None)

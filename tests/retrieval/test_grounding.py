@@ -172,3 +172,8 @@ def test_a_mention_never_spans_a_comma_or_a_stop(grounder, house):
     said = found(grounder, house, "Turn off the light in kitchen 1, Jessica is cooking.")
     assert said["kitchen 1"] == ("kitchen_1",) and said["jessica"] == ("jessica",)
     assert set(said["light"]) == {"overhead_light_1", "under_cabinet_light_1"}
+
+
+def test_a_number_after_a_room_word_before_the_noun_is_the_rooms(grounder):
+    graph = generate_house(seed=17).to_graph()  # overhead_light_3 is in another room; bedroom 3's is overhead_light_6
+    assert found(grounder, graph, "Sarah turned on the bedroom 3 light.")["bedroom 3 light"] == ("overhead_light_6",)
