@@ -20,8 +20,10 @@ from l3mp.planning.request import (
     IMPOSSIBLE,
     SATISFIED,
     RequestReading,
+    apply_keeps,
     ground_request,
     grounded_context,
+    kept_things,
     plain_parts,
     read_request,
     settle_goal,
@@ -224,10 +226,12 @@ class TaskPlanner:
                             speaker=speaker)
         added: list[str] = []
         named = frozenset(n for m in mentions for n in m.candidates)
+        keeps, _ = kept_things(task, mentions, graph, domain, self.grounder.lexicon)  # "leave the lamp there on"
         generated = GoalGenerator(self.llm, domain).generate(
             task, graph, context, ledger=result.ledger, max_attempts=self.goal_attempts, speaker=speaker,
             keep_held=True, check=check,
-            complete=lambda literals: with_parts(literals, parts, self.world.verifier.rules, added, named))
+            complete=lambda literals: apply_keeps(with_parts(literals, parts, self.world.verifier.rules, added, named),
+                                                  keeps, graph, domain))
         result.goal_attempts = generated.attempts
         result.reason = "; ".join(r for r in (generated.reason, *added) if r)
         if generated.goal_pddl is None:

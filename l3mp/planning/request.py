@@ -232,9 +232,8 @@ def plain_parts(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
                 lexicon: Lexicon, *, speaker: str | None = None) -> list[tuple[str, list[Stated]]]:
     """What each clause of a request that reads plainly on its own asks for (`reading.read_parts`), for a request
     the whole of which is not plain enough: the model's goal is completed with it (`with_parts`)."""
-    if read(task, mentions, graph, domain, rules, lexicon, request=True, speaker=speaker) is not None or kept_things(
-            task, mentions, graph, domain, lexicon)[0]:
-        return []  # read whole, or "leave X as it is": not a part alone
+    if read(task, mentions, graph, domain, rules, lexicon, request=True, speaker=speaker) is not None:
+        return []  # read whole (a clause of keeping, "leave X as it is", is never read as a part: `read_parts`)
     return read_parts(task, mentions, graph, domain, rules, lexicon, request=True, speaker=speaker)
 
 

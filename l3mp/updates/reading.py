@@ -55,6 +55,9 @@ _TO = frozenset({"in", "into", "on", "onto", "to", "inside"})
 _FILLERS = frozenset({"down", "back", "up", "away", "out", "over", "there", "still"})
 _BE = frozenset({"is", "'s", "are", "was", "were", "now"})
 _DETERMINERS = frozenset({"the", "a", "an", "his", "her", "their", "my", "our", "your"})
+_OUGHT = frozenset({"should", "must", "ought", "needs", "need", "to", "be", "really", "belongs", "goes", "go",
+                    "stay", "stays", "kept"})
+"""Words of a request that say where a thing should be ("the wine bottle should really be in the fridge")."""
 
 
 @dataclass(frozen=True)
@@ -105,11 +108,11 @@ def read_parts(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain
     or plans, a new thing, a noun the grounding did not find, a pronoun with nothing before it, a thing it does not
     explain, or many things at once; a text with a word of doubt anywhere ("I think ...") gives nothing. With
     `request`, as `read` reads a request ("put the white plate in the dishwasher and close it": the plate's place,
-    whatever the model says)."""
+    whatever the model says; of alike things the first, for the goal's settling to choose among or ask about)."""
     words = tokens(text)
     aside = set() if request else _asides(text, words, mentions, lexicon)
-    if not words or _DOUBT & set(words):
-        return []
+    if not words or (_DOUBT - _NEGATIONS) & set(words):
+        return []  # "I think ...", "maybe": nothing is sure; a negation stops only its clause (below)
     unknown = {i for i in unexplained_at(text, mentions) if i not in aside}
     blockers = _REQUEST_BLOCKERS if request else _NEGATIONS | _NEW
     blocked = {i for i, w in enumerate(words) if w in blockers and i not in aside} | unknown
@@ -216,7 +219,7 @@ class _Reader:
             subject = before[-1] if before else subject
             literals = None if blocked & set(range(start, end)) or any(
                 (t.mention.plural and not self._counted(t.mention)) or (not t.mention.plural and len(
-                    t.mention.candidates) > 1) or self._renamed(t) for t in things
+                    t.mention.candidates) > 1 and not self.request) or self._renamed(t) for t in things
             ) else self._clause_alone(things, start, end, verb, subject)
             if literals is None:
                 unread.append((start, end))
@@ -481,8 +484,9 @@ class _Reader:
             where = things[k + 1]
             between = [w for w in self.words[thing.end:where.start] if w not in _DETERMINERS]
             to = _TO | {"with"} if where.kind == "person" else _TO  # "the novel is still with Jessica"
-            if between and between[0] in _BE and between[-1] in to and all(w in _BE | to | _FILLERS
-                                                                            for w in between):
+            be = _BE | (_OUGHT if self.request else frozenset())  # asked: "the wine bottle should really be in ..."
+            if between and between[0] in be and between[-1] in to and all(w in be | to | _FILLERS
+                                                                           for w in between):
                 before = len(self.stated)
                 if not self._place(thing, where, being=True):
                     return False

@@ -502,3 +502,19 @@ def test_can_u_is_a_way_of_asking_not_a_can():
     read = read_request("can u put the yellow plate in the dishwasher in kitchen 1", graph, household(),
                         household_rules())
     assert read.outcome == GOAL and read.goal == "(inside yellow_plate_1 dishwasher_1)"
+
+
+def test_where_a_thing_should_be_is_a_goal():
+    graph = house_graph(7)
+    read = read_request("The yellow plate should really be in the dishwasher in kitchen 1.", graph, household(),
+                        household_rules())
+    assert read.outcome == GOAL and read.goal == "(inside yellow_plate_1 dishwasher_1)"
+
+
+def test_a_clause_of_alike_things_is_a_part_the_goal_settles_and_a_negation_stops_only_its_clause():
+    graph = house_graph(7)
+    grounder = Grounder(household(), household_rules())
+    task = "Turn off the light in kitchen 1, Jessica is cooking. But don't touch the TV."
+    parts = plain_parts(task, grounder.ground(task, graph), graph, household(), household_rules(), grounder.lexicon)
+    assert len(parts) == 1 and parts[0][0] == "turn off the light in kitchen 1"
+    assert parts[0][1] == [Stated(Fact("light_on", ("overhead_light_1",)), False)]
