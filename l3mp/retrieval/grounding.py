@@ -235,6 +235,7 @@ class Grounder:
         ordered = sorted(found.values(), key=lambda m: m.start)
         ordered = _possessives(ordered, words, vocabulary, narrowed, speaker)
         ordered = _the_other(ordered, words, vocabulary)
+        ordered = _the_one(ordered, words, vocabulary)
         ordered = _named_before(ordered, words, narrowed)
         ordered = _renarrow(ordered, vocabulary, narrowed)
         return tuple(_link_qualifiers(ordered, narrowed))
@@ -272,9 +273,9 @@ class Grounder:
             return None  # "can someone get it": a verb, not the soda can ("the soda can she was holding" is one)
         if (i > 0 and words[i - 1] in _NEW) or (i > 1 and words[i - 2] in _NEW):
             return None  # "a new toaster", "another mug": not a thing the memory has
-        if scored and max(scored.values()) == OTHER_WORD and after is not None and after not in STOPWORDS and (
-                not _NUMBER.fullmatch(after)):
-            return None  # "red" of "red mug" is not a noun, whatever the mug turns out to be
+        if after == "one" or (scored and max(scored.values()) == OTHER_WORD and after is not None and (
+                after not in STOPWORDS) and not _NUMBER.fullmatch(after)):
+            return None  # "red" of "red mug" is not a noun, whatever the mug turns out to be; "the small one"
         if not scored:
             return None
         if i > 0 and words[i - 1] == "to" and head == words[i] and len(_best(scored)) > 1 and not (
@@ -512,6 +513,52 @@ def _the_other(mentions: list[Mention], words: list[str], vocabulary: _Vocabular
     return out
 
 
+def _the_one(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary) -> list[Mention]:
+    """``the other one``, ``the grey one``, ``the small one``: one of the things named just before ("moved the
+    magazine off its side table onto the other one": the other side table), of those its noun fits: the nearest
+    earlier mention whose things, with the words before "one", leave exactly one (not the one it named, after
+    "other")."""
+    by_name = {e.name: e for e in vocabulary.entities}
+    taken = {i for m in mentions for i in range(m.start, m.end)}
+    out = list(mentions)
+    for i, word in enumerate(words):
+        if word != "one" or i in taken or i == 0:
+            continue
+        start = i
+        while start > 0 and words[start - 1] not in STOPWORDS and start - 1 not in taken and i - start < MAX_DESCRIBING:
+            start -= 1
+        if start == 0 or words[start - 1] not in _DETERMINERS:
+            continue  # "one of the mugs", "no one": not a thing named again
+        said = words[start:i]
+        other = bool(_OTHER_WORDS & set(said))
+        said = [w for w in said if w not in _OTHER_WORDS]
+        for earlier in reversed([m for m in out if m.end <= start and m.qualifies is None]):
+            head = vocabulary.known(earlier.words.split()[-1])  # "the purple album ... the grey one": any album;
+            kind = () if other else tuple(  # "its side table ... the other one": one alike
+                e.name for e in vocabulary.entities if e.heads.get(head, 0) >= TYPE_WORD)
+            pool = [n for n in dict.fromkeys((*earlier.broader, *earlier.alternatives, *earlier.candidates, *kind))
+                    if n in by_name]
+            fits = [n for n in pool if all(w in by_name[n].describing for w in said)
+                    and not (other and earlier.entity == n)]
+            if other and earlier.entity is None:
+                fits = []
+            if len(fits) == 1 and (said or other):
+                one = (fits[0],)
+                before = [k for k, m in enumerate(out) if m.end <= start]
+                aside = start > 1 and (words[start - 2] in _ASIDE or (  # "not the other one", "next to the ..."
+                    words[start - 2] == "to" and start > 2 and words[start - 3] in ("next", "close")))
+                out.append(Mention(start, i + 1, " ".join(words[start:i + 1]), one, one, broader=one,
+                                   qualifies=max(before, key=lambda k: out[k].end) if aside and before else None))
+                break
+            if other and len(pool) > 1:
+                break  # "the other one" is the other of the nearest alike things, or nothing said plainly
+    return sorted(out, key=lambda m: m.start)
+
+
+_ASIDE = frozenset({"beside", "near", "by", "with", "not", "than"})
+"""Words before "the other one" that make it say which thing or place is meant, not a thing that changed."""
+
+
 def _named_before(mentions: list[Mention], words: list[str], narrowed: dict[int, int]) -> list[Mention]:
     """``had a salad out of the blue salad bowl and left the bowl in the sink``: "the bowl" (several bowls, nothing
     else said of it; or one labelled just "bowl") is the one thing named before by longer words ending the same
@@ -560,6 +607,13 @@ def _possessives(mentions: list[Mention], words: list[str], vocabulary: _Vocabul
             mine = owned(thing, owner) if len(thing.candidates) > 1 else ()
             if mine:
                 out[k] = replace(thing, candidates=mine, alternatives=mine, by_label=False)
+        elif thing.start > 0 and words[thing.start - 1] == "its" and len(thing.candidates) > 1:
+            for earlier in reversed(out[:k]):  # "the magazine off its side table": the one the magazine is on
+                mine = tuple(n for n in thing.candidates if earlier.entity in by_name and n in by_name[
+                    earlier.entity].places)
+                if mine:
+                    out[k] = replace(thing, candidates=mine, alternatives=mine, by_label=False)
+                    break
         elif thing.start > 0 and words[thing.start - 1] in _POSSESSIVE and len(thing.candidates) > 1:
             for earlier in reversed(out[:k]):
                 mine = owned(thing, earlier) if len(earlier.candidates) == 1 else ()

@@ -177,3 +177,14 @@ def test_a_mention_never_spans_a_comma_or_a_stop(grounder, house):
 def test_a_number_after_a_room_word_before_the_noun_is_the_rooms(grounder):
     graph = generate_house(seed=17).to_graph()  # overhead_light_3 is in another room; bedroom 3's is overhead_light_6
     assert found(grounder, graph, "Sarah turned on the bedroom 3 light.")["bedroom 3 light"] == ("overhead_light_6",)
+
+
+def test_the_one_is_a_thing_named_before(grounder):
+    graph = generate_house(seed=4).to_graph()  # two side tables; the purple magazine is on side_table_2
+    said = found(grounder, graph, "Michael moved the purple magazine off its side table onto the other one.")
+    assert said["side table"] == ("side_table_2",) and said["other one"] == ("side_table_1",)
+    graph = generate_house(seed=58).to_graph()  # photo albums of four colours
+    said = found(grounder, graph, "Michael swapped albums: he put the purple one on the shelf and took the grey one.")
+    assert said["purple one"] == ("purple_photo_album_1",) and said["grey one"] == ("grey_photo_album_1",)
+    mentions = grounder.ground("Michael put the purple album next to the grey one.", graph)
+    assert [m.words for m in mentions if m.qualifies is not None] == ["grey one"]  # only says where
