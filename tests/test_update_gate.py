@@ -239,3 +239,10 @@ def test_it_may_be_what_a_person_carries():
     graph.add_fact(F("has", "alice", "book1"))
     assert _check("Alice is done with her book, she put it on the shelf.", [Stated(F("on", "book1", "shelf1"), True)],
                   graph) == []
+
+
+def test_things_named_before_their_verb_share_its_state_word():
+    graph = house_graph()
+    graph.add_fact(F("dirty", "plate1"))
+    assert _check("The mug and the plate in the sink have been washed.",
+                  [Stated(F("dirty", "mug1"), False), Stated(F("dirty", "plate1"), False)], graph) == []

@@ -339,8 +339,10 @@ class Grounder:
         place = self._place(words, i, found)
         at = i + 2 if i + 1 < len(words) and _NUMBER.fullmatch(words[i + 1]) else i + 1
         if place is not None and (not self._moved(words, start, vocabulary) or self._left_in_state(words, place)
-                                  or (words[at] == "from" and len(place.candidates) == 1)):
-            # "put the soup can from the pantry on the counter": where it came from says which
+                                  or (words[at] == "from" and (len(place.candidates) == 1 or len(
+                                      [n for n in _best(scored) if by_name[n].places & set(place.candidates)]) == 1))):
+            # "put the soup can from the pantry on the counter": where it came from says which (of several
+            # bookshelves, "from the bookshelf" says which when one of the things is on a bookshelf)
             pool = set(place.candidates) | set(place.alternatives) | set(place.broader)
             with_ = words[at] in _BESIDE
             if with_:  # "the kitchen island with the lemon", "the counter next to the orange": the one it is on

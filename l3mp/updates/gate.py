@@ -320,11 +320,14 @@ def _spans(words: list[str], sign_words: list[str], lexicon: Lexicon,
     """The clauses, a clause with no verb or state word joined to the one before ("cleaned the teapot and the
     bowl", "washed the pan and the glass, put them both away")."""
     out: list[tuple[int, int]] = []
+    lead = False
+    """The clauses so far are only things named, their verb still to come ("the cup and the bowl were washed")."""
     for start, end, has_verb in _clauses(words, sign_words, lexicon, stops):
-        if out and not has_verb:
+        if out and (not has_verb or lead):
             out[-1] = (out[-1][0], end)
         else:
             out.append((start, end))
+        lead = len(out) == 1 and not has_verb
     return out
 
 

@@ -188,3 +188,9 @@ def test_the_one_is_a_thing_named_before(grounder):
     assert said["purple one"] == ("purple_photo_album_1",) and said["grey one"] == ("grey_photo_album_1",)
     mentions = grounder.ground("Michael put the purple album next to the grey one.", graph)
     assert [m.words for m in mentions if m.qualifies is not None] == ["grey one"]  # only says where
+
+
+def test_from_a_place_of_several_alike_says_which_thing_when_one_of_them_is_on_one(grounder):
+    graph = generate_house(seed=58).to_graph()  # two orange magazines, one on a bookshelf; three bookshelves
+    said = found(grounder, graph, "Jessica moved the orange magazine from the bookshelf to the side table.")
+    assert said["orange magazine"] == ("orange_magazine_1",) and said["bookshelf"] == ("bookshelf_1",)
