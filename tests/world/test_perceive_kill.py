@@ -77,4 +77,7 @@ def test_a_list_cut_anywhere_in_its_write_keeps_whole_batches(tmp_path: Path) ->
         with Store(template, read_only=True) as store:
             store.open()
             kept = [r.ref for r in store.records(start_seq=2)]
-        assert kept == [f"cam-{i}" for i in range(sum(end <= cut for end in ends))]
+        # a cut just before a line's newline leaves that record whole (its checksum holds): the scan may restore it
+        # as a lost newline, so it is either kept or not, and nothing after it
+        whole = sum(end <= cut for end in ends)
+        assert kept in ([f"cam-{i}" for i in range(whole)], [f"cam-{i}" for i in range(whole + (cut + 1 in ends))])
