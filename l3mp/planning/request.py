@@ -25,6 +25,7 @@ from l3mp.retrieval.base import Retrieved
 from l3mp.retrieval.context import DEFAULT_DEPTH, assemble
 from l3mp.retrieval.grounding import Grounder, Lexicon, Mention, places_of, tokens
 from l3mp.updates import meaning
+from l3mp.updates.gate import placed
 from l3mp.updates.meaning import Stated
 from l3mp.updates.reading import read, read_parts
 from l3mp.world.graph import WorldGraph
@@ -237,6 +238,11 @@ def plain_parts(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
     return read_parts(task, mentions, graph, domain, rules, lexicon, request=True, speaker=speaker)
 
 
+def _thing_placed(fact: Fact, rules: RuleSet) -> str | None:
+    """The thing a fact gives its one place (``on plate table``: the plate), else None."""
+    return (placed(fact, rules) or (None,))[0]
+
+
 def with_parts(literals: Sequence[Literal], parts: Sequence[tuple[str, list[Stated]]], rules: RuleSet,
                notes: list[str], named: frozenset[str] = frozenset()) -> list[Literal]:
     """The model's goal made to agree with what a plainly read clause asks:
@@ -252,35 +258,24 @@ def with_parts(literals: Sequence[Literal], parts: Sequence[tuple[str, list[Stat
     for words, stated in parts:
         for literal in stated:
             fact, sign = literal.fact, not literal.true
-            thing = _one_place(literal, rules)
+            thing = _thing_placed(fact, rules) if literal.true else None
             wrong = [lit for lit in out if ((lit.predicate, lit.args) == (fact.predicate, fact.args)
                                             and lit.negated != sign) or (
                 named and len(fact.args) == 1 and lit.predicate == fact.predicate and lit.negated == sign
                 and not lit.quantified and not set(lit.args) & named) or (
-                named and thing and not lit.negated and not lit.quantified and _one_place(
-                    Stated(Fact(lit.predicate, lit.args), True), rules) == thing and not set(lit.args) - {thing}
+                named and thing and not lit.negated and not lit.quantified and _thing_placed(
+                    Fact(lit.predicate, lit.args), rules) == thing and not set(lit.args) - {thing}
                 & named)]  # "on the kitchen table", where the plate is and the request does not say
             out = [lit for lit in out if lit not in wrong]
             if any((lit.predicate, lit.args) == (fact.predicate, fact.args) for lit in out) or (
-                    thing and any(not lit.negated and _one_place(Stated(Fact(lit.predicate, lit.args), True), rules)
-                                  == thing for lit in out)):
+                    thing and any(not lit.negated and _thing_placed(Fact(lit.predicate, lit.args), rules) == thing
+                                  for lit in out)):
                 continue
             out.append(Literal(fact.predicate, fact.args, sign, quote=words))
             note = (f"{', '.join(lit.to_pddl() for lit in wrong)} -> {literal}" if wrong else f"added {literal}"
                     ) + f": read from the words \"{words}\""
             notes += [] if note in notes else [note]
     return out
-
-
-def _one_place(literal: Stated, rules: RuleSet) -> str | None:
-    """The thing a true literal gives its one place (``on plate table``: the plate), else None."""
-    if not literal.true:
-        return None
-    for rule in rules.for_predicate(literal.fact.predicate):
-        keys = rule.keys_of(literal.fact.predicate, literal.fact.args)
-        if rule.max == 1 and rule.min and keys and len(literal.fact.args) == 2:
-            return keys[0]
-    return None
 
 
 def _said_of_it(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
