@@ -154,7 +154,7 @@ class TaskPlanner:
         started = time.perf_counter()
         mentions: tuple[Mention, ...] = ()
         if goal is None:
-            mentions = ground_request(self.grounder, task, graph, speaker)
+            mentions = ground_request(self.grounder, task, graph, speaker, self.world.verifier.rules)
         if goal is None and self.read_requests:
             read = read_request(task, graph, self.world.domain, self.world.verifier.rules, speaker=speaker,
                                 grounder=self.grounder, mentions=mentions)

@@ -152,16 +152,27 @@ class RequestReading:
     reason: str = ""
 
 
-def ground_request(grounder: Grounder, task: str, graph: WorldGraph, speaker: str | None) -> tuple[Mention, ...]:
+def ground_request(grounder: Grounder, task: str, graph: WorldGraph, speaker: str | None,
+                   rules: RuleSet) -> tuple[Mention, ...]:
     """The request's mentions; a thing said by bare words that one thing is labelled with but others of its type
     also fit ("wash the frying pan" with a frying pan and a black frying pan) may be any of them: the state settles
     it ("wash" the one that is dirty) or the robot asks, rather than taking the one labelled so. A place, an owner
     or a state word that says which (`Grounder.ground`) leaves it as it is."""
     out = []
+    words = tokens(task)
     for mention in grounder.ground(task, graph, speaker=speaker):
         kind = graph.entity_type(mention.candidates[0]) if len(mention.candidates) == 1 else None
         alike = tuple(n for n in mention.broader if graph.entity_type(n) == kind)
-        if mention.by_label and mention.qualifies is None and kind is not None and len(alike) > 1:
+        owner = words[mention.start - 1] if mention.start else ""
+        if owner == "my" and speaker is not None:  # "my plate": the one the speaker has, or the one in their room
+            rooms = places_of(graph, rules, speaker)
+            mine = tuple(n for n in alike if graph.has_fact(Fact("has", (speaker, n)))) or tuple(
+                n for n in alike if places_of(graph, rules, n) & rooms)
+            alike = mine if len(mine) == 1 else alike
+        elif owner in DETERMINERS - {"the", "a", "an", "some", "this", "that", "these", "those"} or owner == "'s":
+            alike = ()  # "her phone", "Sarah's phone": the grounding has settled whose
+        if mention.by_label and mention.qualifies is None and kind is not None and alike and (
+                len(alike) > 1 or alike != mention.candidates):  # several alike, or "my plate" is the other one
             mention = replace(mention, candidates=alike, alternatives=alike, by_label=False)
         out.append(mention)
     return tuple(out)
@@ -173,14 +184,14 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
     """The request read without the LLM, or None when it is not plain enough (see the module docstring).
     `mentions`: the task's mentions grounded over the whole graph, if the caller has them."""
     grounder = grounder or Grounder(domain, rules)
-    mentions = ground_request(grounder, task, graph, speaker) if mentions is None else mentions
+    mentions = ground_request(grounder, task, graph, speaker, rules) if mentions is None else mentions
     said, said_mentions = task, mentions
     plain = plain_request(task)
     if plain != task:  # "don't forget to close the cupboard": close it
-        task, mentions = plain, ground_request(grounder, plain, graph, speaker)
+        task, mentions = plain, ground_request(grounder, plain, graph, speaker, rules)
     said_of_it = _said_of_it(task, mentions, graph, domain, grounder.lexicon)
     if said_of_it is not None:  # "the phone is ringing, could you answer it?": answer the phone
-        task, mentions = said_of_it, ground_request(grounder, said_of_it, graph, speaker)
+        task, mentions = said_of_it, ground_request(grounder, said_of_it, graph, speaker, rules)
     mentions = _coordinated_places(tokens(task), tuple(mentions), graph, domain, rules)
     why = why_impossible(task, mentions, graph, domain, rules, grounder.lexicon)
     if why and task != said and not why_impossible(said, said_mentions, graph, domain, rules, grounder.lexicon):
@@ -202,7 +213,7 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
         if not rest:
             return None
         text = " ".join(rest)
-        mentions = ground_request(grounder, text, graph, speaker)
+        mentions = ground_request(grounder, text, graph, speaker, rules)
     reading = read(text, mentions, graph, domain, rules, grounder.lexicon, request=True, speaker=speaker)
     if reading is None or not reading.stated:
         if not keeps and _EVERYTHING & set(tokens(text)):

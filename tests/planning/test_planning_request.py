@@ -20,6 +20,7 @@ from l3mp.planning.request import (
     GOAL,
     IMPOSSIBLE,
     SATISFIED,
+    ground_request,
     plain_parts,
     read_request,
     settle_goal,
@@ -518,3 +519,16 @@ def test_a_clause_of_alike_things_is_a_part_the_goal_settles_and_a_negation_stop
     parts = plain_parts(task, grounder.ground(task, graph), graph, household(), household_rules(), grounder.lexicon)
     assert len(parts) == 1 and parts[0][0] == "turn off the light in kitchen 1"
     assert parts[0][1] == [Stated(Fact("light_on", ("overhead_light_1",)), False)]
+
+
+def test_my_bare_label_is_the_speakers_before_alike_things_are_asked_about():
+    # house 7: Jessica is in kitchen 1, where the black wine glass is; "wine glass" is wine_glass_1's label
+    graph = house_graph(7)
+    grounder = Grounder(household(), household_rules())
+
+    def glass(task: str) -> tuple[str, ...]:
+        return next(m.candidates for m in ground_request(grounder, task, graph, "jessica", household_rules())
+                    if m.words == "wine glass")
+
+    assert set(glass("Wash the wine glass.")) == {"wine_glass_1", "black_wine_glass_1"}
+    assert glass("Wash my wine glass.") == ("black_wine_glass_1",)
