@@ -341,3 +341,9 @@ def test_a_clause_after_a_comma_is_read_on_its_own_when_the_whole_is_not():
     text = "Jessica got a new lamp, she put the atlas on the nightstand in bedroom 1."  # something new: not whole
     assert reading(text) is None
     assert parts(text) == [{Stated(F("on", "atlas_1", "nightstand_1"), True)}]
+
+
+def test_a_state_in_a_relative_clause_says_which_thing_not_that_it_changed():
+    # house 7: "cupboard" fits the pantries, one of which is open
+    assert literals("Jessica put the yellow plate in the cupboard that is open.") == {
+        Stated(F("inside", "yellow_plate_1", "pantry_2"), True)}

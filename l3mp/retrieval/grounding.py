@@ -162,10 +162,20 @@ def unexplained_at(text: str, mentions: Iterable[Mention]) -> list[int]:
     return out
 
 
+_RELATIVE = frozenset({"that", "which"})
+_RELATIVE_BE = frozenset({"'s", "is", "was", "were", "are"})
+
+
+def _relative_state(words: list[str], end: int) -> bool:
+    """Whether a mention ending at `end` is followed by "that's / which was <word>" ("the cupboard that's open")."""
+    return end + 2 < len(words) and words[end] in _RELATIVE and words[end + 1] in _RELATIVE_BE
+
+
 def outside_mentions(words: list[str], mentions: Iterable[Mention]) -> list[str]:
     """`words` with those of the mentions blanked: a state word that says which thing is meant ("the clean wine
-    glass") is part of its mention, not a report of its state."""
-    inside = {i for m in mentions for i in range(m.start, m.end)}
+    glass", "the cupboard that was open") is part of its mention, not a report of its state."""
+    inside = {i for m in mentions for i in range(m.start, m.end)} | {
+        m.end + 2 for m in mentions if _relative_state(words, m.end)}
     return ["" if i in inside else w for i, w in enumerate(words)]
 
 
@@ -318,6 +328,10 @@ class Grounder:
             fitting = {n: scored[n] for n in _best(scored) if signs & by_name[n].states}
             if fitting:  # "the clean wine glass": which glass, not that it was washed
                 scored, start = fitting, state
+        if _relative_state(words, end):  # "the cupboard that's open": which cupboard, not that it was opened
+            signs = {(p, truth) for p, by_sign in self._lexicon.states.items() for truth, said_words in by_sign.items()
+                     if words[end + 2] in said_words}
+            scored = {n: scored[n] for n in _best(scored) if signs & by_name[n].states} or scored
         before = [w for w in words[max(0, start - 2):start] if w != "the"]
         plural = (bool(before) and before[-1] in self._lexicon.all_words) or head != words[i]
         broader = _best(scored)
