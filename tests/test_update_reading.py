@@ -347,3 +347,13 @@ def test_a_state_in_a_relative_clause_says_which_thing_not_that_it_changed():
     # house 7: "cupboard" fits the pantries, one of which is open
     assert literals("Jessica put the yellow plate in the cupboard that is open.") == {
         Stated(F("inside", "yellow_plate_1", "pantry_2"), True)}
+
+
+def test_people_named_together_before_a_verb_of_going_all_go():
+    graph = house_graph(21)  # Sarah and Jessica live there
+    grounder = Grounder(household(), household_rules())
+    text = "Sarah and Jessica both went to the living room."
+    found = read(text, grounder.ground(text, graph), graph, household(), household_rules(),
+                 Lexicon.for_domain(household()))
+    assert found is not None and set(found.stated) == {Stated(F("in_room", "sarah", "living_room_1"), True),
+                                                       Stated(F("in_room", "jessica", "living_room_1"), True)}

@@ -414,7 +414,9 @@ class _Reader:
         after = [t for t in things if t.start > verb]
         if word in self.lexicon.goes:
             room = next((t for t in after if t.kind == "room" and not is_source(self.words, t.start)), None)
-            return subject is not None and room is not None and self._place(subject, room)
+            people = [t for t in things if t.kind == "person" and t.start < verb]
+            who = people if len(people) > 1 and self._coordinated(people) else [subject]  # "Sarah and Jessica went"
+            return subject is not None and room is not None and all(self._place(p, room) for p in who if p)
         if word in self.lexicon.gives:
             person = next((t for t in after if t.kind == "person"  # not "she" of "the book she was holding"
                            and (subject is None or t.mention is not subject.mention)), None)
