@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
@@ -347,10 +346,8 @@ def _clauses(words: list[str], sign_words: list[str], lexicon: Lexicon,
     each with whether it has a verb or state word of its own."""
     every_sign = lexicon.state_words
     verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | _BE
-    parts = [(a, b) for start, end in clauses(words) for a, b in pairwise(
-        [start, *sorted(k + 1 for k in stops if start <= k < end - 1), end])]
     return [(start, end, any(words[i] in verbs or sign_words[i] in every_sign for i in range(start, end)))
-            for start, end in parts]
+            for start, end in clauses(words, stops)]
 
 
 def _span_of(spans: list[tuple[int, int]], index: int) -> tuple[int, int]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import CardinalityRule, RuleSet
@@ -646,13 +647,17 @@ def _acted_on_later(words: list[str], after: int, signs: dict[bool, frozenset[st
     return out
 
 
-def clauses(words: list[str]) -> list[tuple[int, int]]:
+def clauses(words: list[str], stops: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
+    """The clauses of `words`: split at "and", "then", "but", ... (the word itself left out), and after each index in
+    `stops` (a comma or a stop follows that word)."""
     out, start = [], 0
     for i, word in enumerate(words):
         if word in _CLAUSE_BREAKS:
             out.append((start, i))
             start = i + 1
-    return [*out, (start, len(words))]
+    out.append((start, len(words)))
+    return [(a, b) for start, end in out for a, b in pairwise(
+        [start, *sorted(k + 1 for k in stops if start <= k < end - 1), end])]
 
 
 def _clause(words: list[str], start: int, end: int) -> tuple[int, int]:

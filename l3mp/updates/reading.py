@@ -277,8 +277,7 @@ class _Reader:
         of its own, no pronoun) belongs to the clause before it."""
         states = self.lexicon.state_words
         out: list[tuple[int, int]] = []
-        split = [(a, b) for start, end in clauses(self.words) for a, b in pairwise(
-            [start, *sorted(k + 1 for k in stops if start <= k < end - 1), end])]
+        split = clauses(self.words, stops)
         lead = False
         """Whether the clauses so far are only things named one after another, with their verb to come."""
         for start, end in split:
