@@ -1,5 +1,5 @@
 """The hand-written request benchmark (l3mp/bench/cases/goals.yaml, and its held-out splits in goals-holdout.yaml,
-goals-holdout2.yaml and goals-holdout3.yaml) is well-formed and right about its houses.
+goals-holdout2.yaml, goals-holdout3.yaml and goals-holdout4.yaml) is well-formed and right about its houses.
 
 No LLM: every gold goal is checked against its generated house (after the case's perception changes) with the
 project's goal parser, planner (LAPKT) and validator; what a case says cannot be planned is proved so with
@@ -23,7 +23,7 @@ from l3mp.bench.goal_suite import (
     house_of,
     load_benchmark,
 )
-from l3mp.bench.handwritten import HELD_OUT, HOLDOUT, HOLDOUT2, HOLDOUT3, SPLITS, cases_file, holdout_name
+from l3mp.bench.handwritten import HELD_OUT, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, SPLITS, cases_file, holdout_name
 from l3mp.bench.update_suite import household
 from l3mp.errors import ProblemError
 from l3mp.planning.goal import WILDCARD, assemble_goal, parse_goal
@@ -43,6 +43,8 @@ UPDATES_HOLDOUT2_SEEDS = {52, 58}
 """The houses the updates benchmark's HOLDOUT2 was written on (also read from its file, once it has cases)."""
 UPDATES_HOLDOUT3_SEEDS = {72, 79}
 """The houses the updates benchmark's HOLDOUT3 was written on (also read from its file, once it has cases)."""
+UPDATES_HOLDOUT4_SEEDS = set(range(91, 97))
+"""The seeds kept for the updates benchmark's HOLDOUT4 (its writer took two of them; also read from its file)."""
 GROUND_TRUE = {"goal": False, "satisfied": True}
 """Whether the gold goal of each outcome already holds in the house."""
 
@@ -94,7 +96,7 @@ def test_ids_are_unique_and_the_splits_are_the_updates_benchmarks_houses():
     for split in HELD_OUT:
         held = {c.seed for c in BENCH.split(split)}
         elsewhere = ({c.seed for c in updates.cases} | set(updates.houses.values()) | UPDATES_HOLDOUT2_SEEDS
-                     | UPDATES_HOLDOUT3_SEEDS
+                     | UPDATES_HOLDOUT3_SEEDS | UPDATES_HOLDOUT4_SEEDS
                      | {c.seed for c in BENCH.cases if c.split != split})
         assert len(held) >= 2 and not held & elsewhere, (split, held & elsewhere)
         assert not held & OTHER_SEEDS, f"{split}: the other suites' and the main job's houses"
@@ -116,7 +118,7 @@ def test_counts_outcomes_and_category_coverage():
         assert min(per_house.values()) >= 15, (split, per_house)
 
 
-@pytest.mark.parametrize(("split", "per_house_least"), [(HOLDOUT, 18), (HOLDOUT2, 20), (HOLDOUT3, 20)])
+@pytest.mark.parametrize(("split", "per_house_least"), [(HOLDOUT, 18), (HOLDOUT2, 20), (HOLDOUT3, 20), (HOLDOUT4, 20)])
 def test_a_held_out_split_covers_every_category_and_outcome_on_each_of_its_houses(split, per_house_least):
     held = BENCH.split(split)
     assert len(held) >= 40, split

@@ -1,6 +1,6 @@
 """The hand-written update benchmark (l3mp/bench/cases/updates.yaml, and its held-out splits HOLDOUT in
-updates-holdout.yaml, HOLDOUT2 in updates-holdout2.yaml and HOLDOUT3 in updates-holdout3.yaml) is well-formed and
-right about its houses.
+updates-holdout.yaml, HOLDOUT2 to HOLDOUT4 in updates-holdout2.yaml ... updates-holdout4.yaml) is well-formed and right
+about its houses.
 
 No LLM: every gold delta is checked against its generated house with the project's verifier.
 """
@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from l3mp.bench import goal_suite
-from l3mp.bench.handwritten import HELD_OUT, HOLDOUT2, HOLDOUT3, SPLITS, cases_file, holdout_name
+from l3mp.bench.handwritten import HELD_OUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, SPLITS, cases_file, holdout_name
 from l3mp.bench.update_suite import CATEGORIES, case_graph, case_world, cases_resource, load_benchmark
 from l3mp.domain.paths import ROBOT
 
@@ -25,11 +25,13 @@ OTHER_SEEDS = {1, 3, 5, 7, 11, 17}
 GOALS_HOLDOUT3_SEEDS = {81, 85}
 """Houses the goals benchmark's HOLDOUT3 was written on (checked here too, so that the update splits keep away from
 them even while the goals file is still a placeholder)."""
+GOALS_HOLDOUT4_SEEDS = {97, 98, 99}
+"""The seeds kept for the goals benchmark's HOLDOUT4 (its writer took two of them)."""
 
 
 def test_the_cases_files_are_package_data():
     assert cases_resource().is_file()
-    assert {HOLDOUT2, HOLDOUT3} <= set(HELD_OUT), HELD_OUT
+    assert {HOLDOUT2, HOLDOUT3, HOLDOUT4} <= set(HELD_OUT), HELD_OUT
     for split in HELD_OUT:
         assert cases_file(holdout_name("updates.yaml", split)).is_file(), split
         assert {c.split for c in BENCH.cases} >= {split}, f"no {split} case is loaded"
@@ -50,7 +52,7 @@ def test_ids_are_unique_and_splits_use_disjoint_houses():
     goal_seeds = set(goals.houses.values()) | {c.seed for c in goals.cases}
     for held in HELD_OUT:
         others = set().union(*(seeds[s] for s in SPLITS if s != held))
-        taken = others | goal_seeds | GOALS_HOLDOUT3_SEEDS | OTHER_SEEDS
+        taken = others | goal_seeds | GOALS_HOLDOUT3_SEEDS | GOALS_HOLDOUT4_SEEDS | OTHER_SEEDS
         assert len(seeds[held]) >= 2 and not seeds[held] & taken, (held, seeds[held])
         assert not seeds[held] & {c.seed for c in goals.split(held)}, f"the goals {held} has other houses"
         assert all(c.id.startswith("h") for c in BENCH.split(held)), held
