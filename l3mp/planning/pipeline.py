@@ -71,6 +71,8 @@ class PlanResult:
     question: str | None = None
     goal_source: str = ""
     """Where the goal came from: ``given``, ``read`` (the request read without the LLM) or ``llm``."""
+    respelt: tuple[tuple[str, str], ...] = ()
+    """Misspelt words of the request read as words of the home (`l3mp.retrieval.spelling`): (word, read as)."""
 
     @property
     def outcome(self) -> str:
@@ -94,6 +96,7 @@ class PlanResult:
             "ok": self.ok,
             "question": self.question,
             "goal_source": self.goal_source,
+            "respelt": [list(pair) for pair in self.respelt],
             "reason": self.reason,
             "goal": self.goal,
             "problem_pddl": self.problem_pddl,
@@ -154,6 +157,7 @@ class TaskPlanner:
         started = time.perf_counter()
         mentions: tuple[Mention, ...] = ()
         if goal is None:
+            task, result.respelt = self.grounder.respell(task, graph)
             mentions = ground_request(self.grounder, task, graph, speaker, self.world.verifier.rules)
         if goal is None and self.read_requests:
             read = read_request(task, graph, self.world.domain, self.world.verifier.rules, speaker=speaker,

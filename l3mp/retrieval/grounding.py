@@ -25,6 +25,7 @@ from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
 from l3mp.errors import DomainError
+from l3mp.retrieval import spelling
 from l3mp.world.graph import WorldGraph
 
 _TOKEN = re.compile(r"[a-z0-9]+|'s\b")
@@ -44,6 +45,8 @@ LABEL_NOUN, TYPE_WORD, OTHER_WORD = 3, 2, 1
 """How strongly a word names an entity: the noun of its label ("mug" of "red mug"), a word of its type from the
 lexicon ("tap" for a faucet), another word of its label ("milk" of "milk carton")."""
 _POSSESSIVE = frozenset({"his", "her", "their", "my", "our", "your"})
+_THIRD_PERSON = frozenset({"his", "her", "their"})
+"""Possessives of someone named before ("my" is the speaker's, "your" the robot's)."""
 _NEW = frozenset({"new", "another"})
 _TO = frozenset({"to", "into", "onto", "inside", "under", "over"})
 _MODALS = frozenset({"can", "could", "will", "would", "should", "may", "might", "must", "shall"})
@@ -80,6 +83,10 @@ class Lexicon:
     """Verbs of a person going somewhere: the room after them is where the person is now."""
     answers: frozenset[str] = frozenset()
     """Words of answering a phone (a state word too): the one who answers now has the thing."""
+    words: frozenset[str] = frozenset()
+    """Other words of reports and requests that a misspelt word may be read as (`l3mp.retrieval.spelling`)."""
+    not_misspelt: frozenset[str] = frozenset()
+    """Real words one edit from a known word, never read as it ("beside" is not "bedside")."""
 
     @cached_property
     def state_words(self) -> frozenset[str]:
@@ -106,11 +113,11 @@ def _lexicon(domain_source: str) -> Lexicon:
         return Lexicon(types, frozenset(str(w).lower() for w in data.get("all") or ()),
                        frozenset(str(t) for t in data.get("covered") or ()), states,
                        *(frozenset(str(w).lower() for w in data.get(key) or ())
-                         for key in ("moves", "takes", "gives", "goes", "answers")))
+                         for key in ("moves", "takes", "gives", "goes", "answers", "words", "not_misspelt")))
     except (OSError, yaml.YAMLError, AttributeError, TypeError) as exc:
         raise DomainError(f"cannot read the lexicon {path}: {exc}; it needs 'types: {{type: [words]}}', "
                           "'all: [words]', 'covered: [types]', 'states: {predicate: {true: [words], false: [words]}}', "
-                          "'moves|takes|gives|goes|answers: [verbs]'"
+                          "'moves|takes|gives|goes|answers: [verbs]', 'words|not_misspelt: [words]'"
                           ) from None
 
 
@@ -212,6 +219,8 @@ class _Entity:
     """The words of its label's noun phrase, numbers left out."""
     states: frozenset[tuple[str, bool]] = frozenset()
     """(state predicate, whether it holds) for each state of the lexicon that its type has."""
+    person: bool = False
+    """A person: what "her X" and "his X" can belong to."""
 
 
 class Grounder:
@@ -225,6 +234,17 @@ class Grounder:
     @property
     def lexicon(self) -> Lexicon:
         return self._lexicon
+
+    def respell(self, text: str, graph: WorldGraph) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """`text` with its misspelt words read as words of the home: the graph's names and labels and the
+        lexicon's words (`l3mp.retrieval.spelling`); and what was read as what."""
+        lex = self._lexicon
+        known = set(lex.words) | lex.all_words | lex.state_words | lex.moves | lex.takes | lex.gives | lex.goes
+        known |= lex.answers | {w for words in lex.type_words.values() for w in words}
+        for name in graph.entities():
+            known.update(tokens(name.replace("_", " ")))
+            known.update(tokens(str(graph.entity_attrs(name).get("label") or "")))
+        return spelling.respell(text, known, STOPWORDS | QUALIFIERS | lex.not_misspelt)
 
     def ground(self, text: str, graph: WorldGraph, entities: Iterable[str] | None = None, *,
                speaker: str | None = None) -> tuple[Mention, ...]:
@@ -440,8 +460,9 @@ class Grounder:
         states = frozenset((p, graph.has_fact(Fact(p, (name,)))) for p in self._lexicon.states
                            if (d := self._domain.predicate(p)) is not None and d.arity == 1
                            and self._domain.is_subtype(type_, d.types[0]))
+        person = self._domain.has_type("person") and self._domain.is_subtype(type_, "person")
         return _Entity(name, heads, frozenset(describing - STOPWORDS), frozenset(places), numbers,
-                       [w for w in noun_phrase if not _NUMBER.fullmatch(w)], states)
+                       [w for w in noun_phrase if not _NUMBER.fullmatch(w)], states, person)
 
     def _ancestors(self, type_: str) -> list[str]:
         out = []
@@ -606,13 +627,21 @@ def _possessives(mentions: list[Mention], words: list[str], vocabulary: _Vocabul
     out = list(mentions)
 
     def owned(thing: Mention, owner: Mention) -> tuple[str, ...]:
-        """Candidates the owner has (or holds, or is where); else those where the owner is."""
-        direct = tuple(n for n in thing.candidates if by_name[n].places & set(owner.candidates))
+        """What the owner has (or holds, or is where) of the candidates, else of every thing the words may name
+        ("her phone" is the smartphone she has, though "phone" says the phones best); else, when the words name
+        several things, the candidates where the owner is."""
+        direct = tuple(n for n in thing.candidates if by_name[n].places & set(owner.candidates)) or tuple(
+            n for n in thing.broader if n in by_name and by_name[n].places & set(owner.candidates))
+        if direct or len(thing.candidates) < 2:
+            return direct
         around = set().union(*(by_name[o].places for o in owner.candidates if o in by_name))
-        return direct or tuple(n for n in thing.candidates if by_name[n].places & around)
+        return tuple(n for n in thing.candidates if by_name[n].places & around)
+
+    def alike(thing: Mention) -> bool:
+        return len(thing.candidates) > 1 or len(thing.broader) > 1
 
     for k, thing in enumerate(out):  # "my phone", said by Sarah: the one Sarah has, or the one in her room
-        if speaker in by_name and thing.start > 0 and words[thing.start - 1] == "my" and len(thing.candidates) > 1:
+        if speaker in by_name and thing.start > 0 and words[thing.start - 1] == "my" and alike(thing):
             mine = owned(thing, Mention(thing.start - 1, thing.start, "my", (speaker,)))
             if mine:
                 out[k] = replace(thing, candidates=mine, alternatives=mine, by_label=False)
@@ -620,7 +649,7 @@ def _possessives(mentions: list[Mention], words: list[str], vocabulary: _Vocabul
         owner, thing = out[k - 1], out[k]
         if owner.end + 1 == thing.start and words[owner.end] == "'s":
             narrowed[thing.end - 1] = owner.start
-            mine = owned(thing, owner) if len(thing.candidates) > 1 else ()
+            mine = owned(thing, owner) if alike(thing) else ()
             if mine:
                 out[k] = replace(thing, candidates=mine, alternatives=mine, by_label=False)
         elif thing.start > 0 and words[thing.start - 1] == "its" and len(thing.candidates) > 1:
@@ -630,9 +659,11 @@ def _possessives(mentions: list[Mention], words: list[str], vocabulary: _Vocabul
                 if mine:
                     out[k] = replace(thing, candidates=mine, alternatives=mine, by_label=False)
                     break
-        elif thing.start > 0 and words[thing.start - 1] in _POSSESSIVE and len(thing.candidates) > 1:
-            for earlier in reversed(out[:k]):
-                mine = owned(thing, earlier) if len(earlier.candidates) == 1 else ()
+        elif thing.start > 0 and words[thing.start - 1] in _THIRD_PERSON and alike(thing):
+            for earlier in reversed(out[:k]):  # "her phone": the nearest person named before that has one
+                if len(earlier.candidates) != 1 or not (earlier.entity in by_name and by_name[earlier.entity].person):
+                    continue
+                mine = owned(thing, earlier)
                 if mine:
                     out[k] = replace(thing, candidates=mine, alternatives=mine, by_label=False)
                     break

@@ -156,6 +156,8 @@ class _Run:
         self.report = text
         """The text that is read: without verification all of it; with it, what `meaning.report_part` keeps."""
         self.set_aside: tuple[str, ...] = ()
+        self.respelt: tuple[tuple[str, str], ...] = ()
+        """Misspelt words read as words of the home (`l3mp.retrieval.spelling`), with verification."""
         self.mended: list[str] = []
         self.ref = ref
         self.started = time.perf_counter()
@@ -173,7 +175,9 @@ class _Run:
     def go(self) -> UpdateResult:
         u = self.u
         if u.verify:
-            self.report, self.set_aside = meaning.report_part(self.text)
+            assert u.grounder is not None
+            respelt, self.respelt = u.grounder.respell(self.text, self.graph)
+            self.report, self.set_aside = meaning.report_part(respelt)
             if not self.report:
                 return self.result(DECLINED, "this speaks to the robot's memory instead of reporting a change; "
                                              "nothing recorded")
@@ -377,6 +381,9 @@ class _Run:
                question: str | None = None) -> UpdateResult:
         if self.mended and outcome in (APPLIED, NO_CHANGE):
             reason = ((reason + "; ") if reason else "") + "mended from the text: " + "; ".join(self.mended)
+        if self.respelt:
+            reason = ((reason + "; ") if reason else "") + "read " + ", ".join(
+                f"{word!r} as {read!r}" for word, read in self.respelt)
         if self.set_aside and outcome != DECLINED:
             reason = ((reason + "; ") if reason else "") + "set aside as instructions, not reports: " + " | ".join(
                 self.set_aside)

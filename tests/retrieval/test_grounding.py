@@ -6,7 +6,7 @@ import pytest
 from l3mp_sim.house import generate_house
 
 from l3mp.retrieval.grounding import Grounder, Lexicon, tokens
-from tests.helpers import household, household_rules
+from tests.helpers import F, household, household_rules
 
 
 @pytest.fixture(scope="module")
@@ -124,6 +124,18 @@ def test_my_thing_is_the_speakers(grounder, house):
         return {m.words: m.candidates for m in grounder.ground("Bring me my blue phone.", house, speaker=speaker)}
     assert phone("jessica")["blue phone"] == ("blue_phone_2",)
     assert phone(None)["blue phone"] == ("blue_phone_1", "blue_phone_2")
+
+
+def test_her_thing_is_what_the_person_has_even_when_the_label_names_another_better(grounder, house):
+    # house 7 and a plain "phone" on the kitchen table: Jessica has blue phone 2, so "her phone" is that one
+    graph = house.copy()
+    graph.add_entity("phone_9", "phone", label="phone")
+    graph.add_fact(F("on", "phone_9", "kitchen_table_1"))
+    assert found(grounder, graph, "Jessica put the phone on the counter.")["phone"] == ("phone_9",)
+    assert found(grounder, graph, "Jessica put her phone on the counter.")["phone"] == ("blue_phone_2",)
+    assert found(grounder, graph, "Jessica left the nightstand and put her phone on the counter.")["phone"] == (
+        "blue_phone_2",)  # the owner is the person named before, not the nearest thing
+    assert found(grounder, graph, "Jessica took my phone.")["phone"] == ("phone_9",)  # no speaker: "my" says nothing
 
 
 def test_here_is_the_speakers_room(grounder, house):
