@@ -14,7 +14,7 @@ from l3mp.llm.types import LLM, LLMReply, Usage
 from l3mp.retrieval import make_retriever
 from l3mp.retrieval.grounding import Grounder, Lexicon
 from l3mp.updates import APPLIED, ASKED, NO_CHANGE, NLUpdater
-from l3mp.updates.meaning import Stated, eaten_from, repair
+from l3mp.updates.meaning import Stated, eaten_from, plain_report, repair
 from l3mp.updates.reading import read, read_parts
 from l3mp.world.delta import state_delta
 from l3mp.world.model import WorldModel
@@ -317,6 +317,34 @@ def test_what_a_plain_clause_states_is_added_to_a_model_answer_that_left_it_out(
     llm.changes = [{"predicate": "in_room", "args": ["jessica", "kitchen_1"], "true": True}]
     again = nl.update("Jessica went to bedroom 1 and grabbed the atlas on her way.")
     assert "read from the words" not in (again.reason or "")
+
+
+@pytest.mark.parametrize(("text", "plain"), [
+    ("Jessica grabbed the yogurt that was in fridge 2.", "Jessica grabbed the yogurt in fridge 2."),
+    ("Jessica shut the pantry that was open.", "Jessica shut the open pantry."),
+    ("She closed the pantry which had been left open and went out", "She closed the open pantry and went out"),
+    ("Someone left the tap running in the bathroom.", "Someone left the tap in the bathroom running."),
+    ("Jessica ate the small yogurt from fridge 1.", "Jessica is eating the small yogurt from fridge 1."),
+    ("Jessica ate the salad off the yellow plate.", "Jessica ate the salad off the yellow plate."),  # the plate
+    ("The pantry that was open is shut now.", "The open pantry is shut now."),
+])
+def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
+    assert plain_report(text) == plain
+
+
+@pytest.mark.parametrize(("text", "removed", "added"), [
+    ("Jessica grabbed the yogurt that was in fridge 2.", {F("inside", "small_yogurt_2", "fridge_2")},
+     {F("has", "jessica", "small_yogurt_2")}),
+    ("Jessica shut the pantry that was open.", {F("is_open", "pantry_2")}, set()),
+    ("Someone left the tap running in the bathroom.", set(), {F("faucet_on", "faucet_2")}),
+    ("Jessica ate the small yogurt from fridge 1.", {F("inside", "small_yogurt_1", "fridge_1")},
+     {F("has", "jessica", "small_yogurt_1")}),
+])
+def test_a_report_that_reads_plainly_in_plainer_words_is_read_without_the_model(text, removed, added):
+    result = _updater().update(text)
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
+    assert set(result.record.delta.remove) == removed and set(result.record.delta.add) == added
+    assert result.record.input == text
 
 
 def test_what_someone_ate_out_of_a_dish_leaves_the_dish_dirty_and_the_food_is_not_a_thing():

@@ -45,7 +45,7 @@ _POLITE = frozenset({"please", "kindly", "could", "can", "would", "will", "you",
 """Words that may open an imperative clause before its verb ("could you please ...")."""
 _NOT_VERBS = STOPWORDS | frozenset({"someone", "somebody", "anyone", "anybody", "everyone", "everybody", "there",
                                     "here", "what", "where", "who", "which", "why", "how", "when", "if", "thanks",
-                                    "thank", "yes", "no", "not"})
+                                    "thank", "yes", "no", "not", "all", "every", "each", "both"})
 _BE = frozenset({"is", "'s", "are", "was", "were", "has", "needs", "need", "looks", "seems", "got", "gets"})
 _PARTICLES = frozenset({"up", "down", "off", "on", "out", "away", "back", "over", "me", "us", "him", "her", "them"})
 DETERMINERS = frozenset({"the", "a", "an", "some", "my", "your", "his", "her", "their", "our", "this", "that",
@@ -54,6 +54,13 @@ _PLACE_WORDS = frozenset({"in", "inside", "into", "on", "onto", "to", "at", "fro
 """Words before a place the request acts with or at ("in the microwave"); not those that only say which thing is
 meant ("the lamp next to the bed", "near the window"): the thing may be there whatever the memory calls the place."""
 _BESIDE = frozenset({"next", "close", "near", "beside", "behind", "under", "over", "above", "by"})
+_GENERIC = frozenset({"nice", "little", "small", "big", "large", "usual", "same", "last", "other", "fresh", "cold",
+                      "hot", "warm", "whole", "new", "old", "favourite", "favorite", "good", "spare", "extra", "half",
+                      "full", "empty", "tasty", "yummy", "lovely", "single", "entire", "leftover", "clean", "dirty",
+                      "cool", "chilled", "quick", "proper", "real", "fancy", "plain", "regular", "normal", "one",
+                      "only", "right", "wrong", "first", "second", "third", "next", "whatever", "any", "more",
+                      "another", "couple", "few", "bit", "piece", "ripe", "tiny", "huge", "damn", "bloody", "stupid"})
+"""Words before a noun that say nothing of which kind of thing it is ("a nice cold drink")."""
 _EVERYTHING = frozenset({"everything", "anything", "something", "stuff", "things", "whatever"})
 """Words for whatever is at a place ("everything in the kitchen"): a state word then is for those things."""
 LOCATED = frozenset({"in", "inside", "at", "on"})
@@ -184,14 +191,31 @@ def _another_kind(words: list[str], clause: Clause, mentions: Sequence[Mention],
         if not (clause.start <= at and m.end <= clause.end) or not m.candidates or at in covered:
             continue
         said = words[at]
-        if said not in known or said in DETERMINERS | STOPWORDS | states | types | _PARTICLES or said.isdigit():
+        if said in DETERMINERS | STOPWORDS | states | types | _PARTICLES | _GENERIC or said.isdigit():
             continue
         if any(_is(graph, domain, n, k) for n in m.candidates for k in ("person", "room")):
+            continue
+        if said not in known and not _another_word_of_its_kind(said, m, graph, domain):
             continue
         if not any(said in tokens(label(graph, n)) for n in m.candidates):
             only = " or ".join(f"the {label(graph, n)}" for n in m.candidates[:3])
             return f"there is no {said} {m.words} in memory (only {only})"
     return None
+
+
+def _another_word_of_its_kind(said: str, mention: Mention, graph: WorldGraph, domain: Domain) -> bool:
+    """A word the memory does not know before the noun of portable things whose labels each have a word of their
+    own there ("the granola bar" when the only bar is the small chocolate bar): another kind of the thing. Words for
+    fixtures are left alone ("the ceiling light" may well be the overhead light)."""
+    if not said.isalpha() or len(mention.words.split()) != 1:
+        return False
+    if not all(_is(graph, domain, n, "item") for n in mention.candidates):
+        return False
+    for name in mention.candidates:
+        phrase = tokens(noun_phrase_of(label(graph, name)))
+        if len(phrase) < 2 or phrase[-1] != mention.words or phrase[-2] in _GENERIC:
+            return False
+    return True
 
 
 def _of_a_known_thing(words: list[str], start: int, end: int, covered: set[int]) -> bool:

@@ -44,6 +44,11 @@ _DARK = frozenset({"dark", "darkness", "pitch", "see"})
 _ONE = frozenset({"one", "ones"})
 _REMINDER = re.compile(r"\b(?:(?:do\s*n[o']?t|never)\s+forget|remember|be\s+sure)\s+(?:to\s+)?", re.IGNORECASE)
 """Words that only remind ("don't forget to close the fridge", "remember to"): no negation of what follows."""
+_WHEN = re.compile(r"\s+(?:right\s+now|right\s+away|straight\s+away|asap|at\s+once|real\s+quick|when\s+you\s+can|"
+                   r"when\s+you\s+get\s+a\s+(?:chance|sec|second|minute|moment))\b", re.IGNORECASE)
+"""Words that only say when ("right now", "when you get a chance"): no part of what is asked."""
+_PITCH = re.compile(r"\b(?:pitch|completely|totally)[\s-]+(?:black|dark)\b", re.IGNORECASE)
+""""It's pitch black in the laundry room": dark ("black" is no black thing)."""
 _WHOLE_HOME = re.compile(r"\s+(?:in|of|around|throughout|across)\s+(?:the|this|my|our)\s+(?:whole\s+|entire\s+)?"
                          r"(?:house|home|flat|apartment)\b", re.IGNORECASE)
 """Words for the whole home ("every light in the house"): they narrow nothing."""
@@ -115,9 +120,9 @@ def plain_request(task: str) -> str:
     """The request in plainer words, as the plain reading takes them: reminders dropped ("don't forget to close
     the fridge": close the fridge), words for the whole home dropped ("every light in the house"), what a thing
     needs said as the request to do it ("the pan needs a good scrub": wash the pan)."""
-    text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", task))))
+    text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", _WHEN.sub("", task)))))
     text = _ALL_WASHING.sub("wash all the dirty dishes", _WASHING_UP.sub("wash ", text))
-    text = _GO_FOR.sub("bring me the ", text)
+    text = _GO_FOR.sub("bring me the ", _PITCH.sub("dark", text))
     text = _PUT_ON.sub(lambda m: f"turn on {m['what']}", text)
     text = _SIGN_AFTER.sub(lambda m: f"{m['verb']} {m['sign']} {m['what']}", text)
     text = _WASH_WORDS.sub("wash", _GIVE_A_WASH.sub(lambda m: f"wash {m['what']}", text))
@@ -194,8 +199,10 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
         task, mentions = said_of_it, ground_request(grounder, said_of_it, graph, speaker, rules)
     mentions = _coordinated_places(tokens(task), tuple(mentions), graph, domain, rules)
     why = why_impossible(task, mentions, graph, domain, rules, grounder.lexicon)
-    if why and task != said and not why_impossible(said, said_mentions, graph, domain, rules, grounder.lexicon):
-        return None  # impossible only in the plainer words ("get the light for Sarah"): not sure what is meant
+    if why and task != said and not _GO_FOR.search(said) and not why_impossible(said, said_mentions, graph, domain,
+                                                                                rules, grounder.lexicon):
+        return None  # impossible only in the plainer words ("get the light for Sarah"): not sure what is meant (a
+        # wish, "I could go for a granola bar", is a request to bring it: impossible as that)
     if why:
         return RequestReading(IMPOSSIBLE, reason=why)
     words = tokens(task)
@@ -216,8 +223,9 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
         mentions = ground_request(grounder, text, graph, speaker, rules)
     reading = read(text, mentions, graph, domain, rules, grounder.lexicon, request=True, speaker=speaker)
     if reading is None or not reading.stated:
-        if not keeps and _EVERYTHING & set(tokens(text)):
-            return everything_at(text, mentions, graph, domain, rules, grounder.lexicon)
+        if not keeps and _EVERYTHING & set(tokens(text)) and (
+                every := everything_at(text, mentions, graph, domain, rules, grounder.lexicon)) is not None:
+            return every  # else, say, a complaint: "it's too dark in there, I can't see anything"
         if not keeps and (kinds := kinds_at(text, mentions, graph, domain, rules, grounder.lexicon)):
             return kinds
         return None if keeps else (complaint_reading(task, mentions, graph, domain, rules, grounder.lexicon,
@@ -765,7 +773,7 @@ def _here(words: list[str], speaker: str | None, graph: WorldGraph, domain: Doma
 
 def _room_light(words: list[str], places: Sequence[Mention], graph: WorldGraph, domain: Domain,
                 rules: RuleSet, here: str | None = None) -> RequestReading | None:
-    dark, bright = bool(_DARK & set(words)) and "see" not in words, bool(_BRIGHT & set(words))
+    dark, bright = bool((_DARK - {"see"}) & set(words)), bool(_BRIGHT & set(words))
     rooms = [m.candidates[0] for m in places if len(m.candidates) == 1
              and _is_kind(graph, domain, m.candidates[0], "room")] or ([here] if here else [])
     if dark == bright or len(rooms) != 1 or not _fits_type(domain, "light_on"):
@@ -775,7 +783,13 @@ def _room_light(words: list[str], places: Sequence[Mention], graph: WorldGraph, 
                     and room in places_of(graph, rules, n))
     if dark:
         off = [n for n in lights if not graph.has_fact(Fact("light_on", (n,)))]
-        if len(off) != 1:
+        main = [n for n in off if {"overhead", "ceiling", "main"} & set(tokens(meaning.label(graph, n)))]
+        off = main if len(main) == 1 else off  # the room's own light, the one a person would switch on
+        if len(off) > 1:  # "it's dark in here" with two lights off and no main one: which is for the person to say
+            names = [f"the {meaning.label(graph, n)}" for n in off]
+            return RequestReading(ASKED, question=f"Which light should I turn on: {', '.join(names[:-1])} or "
+                                                  f"{names[-1]}?")
+        if not off:
             return None
         return _answer([Stated(Fact("light_on", (off[0],)), True)], (), changes=True)
     on = [n for n in lights if graph.has_fact(Fact("light_on", (n,)))]

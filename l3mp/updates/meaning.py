@@ -116,6 +116,40 @@ def eaten_from(text: str) -> str:
                                      f"{'out of' if m.group(3).lower() == 'in' else m.group(3)} ", text)
 
 
+_RELATIVE_PLACE = re.compile(
+    r"\s+(?:that|which)(?:\s+(?:was|is|were|are)|'s)\s+(?:still\s+|just\s+|sitting\s+|lying\s+|standing\s+)?"
+    r"(?=(?:on|in|inside|at|under|beside|near|next\s+to)\s+(?:(?:the|a|an|his|her|their|my|our|its)\b|[a-z]+\s+\d))",
+    re.IGNORECASE)
+""""the bag of chips that was on the kitchen island": the bag of chips on the kitchen island."""
+_RELATIVE_STATE = re.compile(
+    r"\b(?P<det>the|a|an|his|her|their|my|our)\s+(?P<noun>[a-z]+(?:\s+[a-z]+)?)\s+(?:that|which)"
+    r"(?:\s+(?:was|is|were|are|had\s+been|has\s+been)|'s)\s+(?:still\s+|left\s+|standing\s+|wide\s+)?"
+    r"(?P<state>open|ajar|dirty|running|ringing)(?=\s*(?:$|[,.;!?]|and\b|but\b|then\b|so\b|is\b|was\b|has\b|got\b))",
+    re.IGNORECASE)
+""""the cupboard that was open": the open cupboard (which of the cupboards; not an event)."""
+_LEFT_IN_STATE = re.compile(
+    r"\b(?P<verb>left|leaves)\s+(?P<what>(?:the|a|an|his|her|their|my|our)\s+[^,.;!?]+?)\s+(?P<state>on|running|open)"
+    r"\s+(?P<where>(?:in|at|inside)\s+[^,.;!?]+?)(?=\s*(?:$|[,.;!?]|and\b|but\b|again\b))", re.IGNORECASE)
+""""left the light on in the garage": left the light in the garage on (the place says which light)."""
+_ATE = re.compile(
+    r"\b(?P<verb>ate|drank)\s+(?=(?:the|a|an|his|her|their|my|our|some)\s)(?![^,.;!?]*\b(?:off|out\s+of|with|on|in)\s)",
+    re.IGNORECASE)
+""""ate the orange from the counter": is eating it (the person has it), unless it was eaten off, out of or with a
+dish (then the dish is dirty: the model or `eaten_from` reads that)."""
+
+
+def plain_report(text: str) -> str:
+    """The report in the plainer words the reading takes (`eaten_from` first): a relative clause that says where or
+    in what state a thing is becomes a qualifier ("the bag of chips that was on the island" -> "the bag of chips on
+    the island", "the cupboard that was open" -> "the open cupboard"), "left the light on in the garage" -> "left
+    the light in the garage on", and "ate the orange" -> "is eating the orange" (the one who ate it has it)."""
+    text = eaten_from(text)
+    text = _RELATIVE_PLACE.sub(" ", text)
+    text = _RELATIVE_STATE.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
+    text = _LEFT_IN_STATE.sub(lambda m: f"{m['verb']} {m['what']} {m['where']} {m['state']}", text)
+    return _ATE.sub(lambda m: "is eating " if m["verb"].lower() == "ate" else "is drinking ", text)
+
+
 def _split_addressed(sentence: str) -> list[str]:
     """The sentence split where a clause addressed to the robot begins ("David put the juice box in the fridge, and
     you should now record that ..."): that clause is set aside (`_INSTRUCTION`), the report before it is kept."""

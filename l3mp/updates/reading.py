@@ -280,11 +280,18 @@ class _Reader:
         split = clauses(self.words, stops)
         lead = False
         """Whether the clauses so far are only things named one after another, with their verb to come."""
+        placing = {i for m in self.mentions if m.qualifies is not None and 0 <= m.qualifies < len(self.mentions)
+                   for i in range(self.mentions[m.qualifies].end, m.end)}  # "the purple plate on the counter"
+        named = placing | {i for m in self.mentions for i in range(m.start, m.end)}
         for start, end in split:
             span = range(start, end)
-            bare = all(self.words[i] in _DETERMINERS | {"both"} or any(m.start <= i < m.end for m in self.mentions)
-                       for i in span) and not any(self.sign_words[i] in states for i in span)
-            if out and ((bare and any(m.start == start or m.start == start + 1 for m in self.mentions)) or lead):
+            # a place after things listed may say where all of them are ("all the lights and taps in the
+            # bathroom"): a clause with one is only more things when nothing before it is a group
+            grouped = bool(out) and any(m.plural for m in self.mentions if out[-1][0] <= m.start < start)
+            placed = set() if grouped else placing
+            bare = all(self.words[i] in _DETERMINERS | self.lexicon.all_words or i in named - (placing - placed)
+                       for i in span) and not any(self.sign_words[i] in states for i in span if i not in placed)
+            if out and ((bare and any(start <= m.start < end for m in self.mentions)) or lead):
                 out[-1] = (out[-1][0], end)  # "... and the salad bowl"; "the cup and the bowl have been washed"
             else:
                 out.append((start, end))
@@ -295,7 +302,7 @@ class _Reader:
         """Things named one after another, joined only by "and" ("the grey teapot and the salad bowl")."""
         ordered = sorted(things, key=lambda t: t.start)
         return len(ordered) > 1 and all(
-            all(w in _DETERMINERS | {"and", "both"} for w in self.words[a.end:b.start]) and "and" in
+            all(w in _DETERMINERS | self.lexicon.all_words | {"and"} for w in self.words[a.end:b.start]) and "and" in
             self.words[a.end:b.start] for a, b in pairwise(ordered))
 
     def _aside(self, thing: _Thing) -> bool:
@@ -374,7 +381,7 @@ class _Reader:
             if fitting and said & words_used and (any(t.mention.plural for t in listed) or not self._coordinated(
                     listed)):
                 return None  # one word for two things' states ("switched off the lamp next to the TV"), unless
-                # they are listed ("turned on the mirror light and the bathroom tap")
+                # they are listed ("turned on the mirror light and the bathroom tap"); groups: `kinds_at` of requests
             sign = truth.pop()
             for thing in fitting.values():
                 names = thing.mention.candidates if thing.mention.plural else thing.mention.candidates[:1]

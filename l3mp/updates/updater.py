@@ -190,6 +190,8 @@ class _Run:
             return self.result(DECLINED, f"retrieval failed: {exc}")
         assert u.grounder is not None
         self.mentions = u.grounder.ground(self.report, self.graph, context_entities(self.graph, self.retrieved))
+        if u.verify and u.read_text:
+            self.plainer()
         allowed = meaning.allowed_entities(self.mentions, self.graph, self.report)
         if u.verify and allowed and meaning.only_new_things(self.report, self.mentions, self.graph, u.world.domain,
                                                             u.grounder.lexicon.covered):
@@ -238,6 +240,19 @@ class _Run:
                                "the thing, and where it is now or what state it is in")
         return self.result(DECLINED, f"no valid update after {len(self.attempts)} attempt(s): "
                                      + "; ".join(self.attempts[-1].problems))
+
+    def plainer(self) -> None:
+        """Read the report in plainer words (`meaning.plain_report`: "the cupboard that was open" -> "the open
+        cupboard") when they read plainly as a whole; else the model gets the words as they were said."""
+        u = self.u
+        plain = meaning.plain_report(self.report)
+        if plain == self.report:
+            return
+        assert u.grounder is not None
+        mentions = u.grounder.ground(plain, self.graph, context_entities(self.graph, self.retrieved))
+        if reading.read(plain, mentions, self.graph, u.world.domain, u.world.verifier.rules,
+                        u.grounder.lexicon) is not None:
+            self.report, self.mentions = plain, mentions
 
     def attempt(self, number: int, messages: list[Message], schema: dict, allowed: set[str]) -> UpdateResult | None:
         """One proposal: None to try again (the attempt is recorded with its problems), else the result."""

@@ -126,6 +126,15 @@ def test_my_thing_is_the_speakers(grounder, house):
     assert phone(None)["blue phone"] == ("blue_phone_1", "blue_phone_2")
 
 
+def test_off_the_place_says_which_thing_as_from_does(grounder, house):
+    # house 7: "plate" names plate_1 best (on kitchen island 2), but the plate on the dresser is the yellow one
+    for said in ("Jessica took the plate off the dresser.", "Jessica took the plate from the dresser."):
+        assert found(grounder, house, said)["plate"] == ("yellow_plate_1",), said
+    assert found(grounder, house, "Jessica took the plate.")["plate"] == ("plate_1",)
+    switched = found(grounder, house, "Jessica switched the bedside lamp off and the TV on.")
+    assert switched["bedside lamp"] == ("bedside_lamp_1",) and switched["tv"] == ("tv_1",)
+
+
 def test_her_thing_is_what_the_person_has_even_when_the_label_names_another_better(grounder, house):
     # house 7 and a plain "phone" on the kitchen table: Jessica has blue phone 2, so "her phone" is that one
     graph = house.copy()
