@@ -47,6 +47,9 @@ _REMINDER = re.compile(r"\b(?:(?:do\s*n[o']?t|never)\s+forget|remember|be\s+sure
 _WHEN = re.compile(r"\s+(?:right\s+now|right\s+away|straight\s+away|asap|at\s+once|real\s+quick|when\s+you\s+can|"
                    r"when\s+you\s+get\s+a\s+(?:chance|sec|second|minute|moment))\b", re.IGNORECASE)
 """Words that only say when ("right now", "when you get a chance"): no part of what is asked."""
+_CAN_I_HAVE = re.compile(r"\b(?:can|could|may)\s+I\s+(?:please\s+)?(?:have|get)\s+(?=(?:a|an|the|some|my)\s)",
+                         re.IGNORECASE)
+""""Can I have a soda?": bring me a soda."""
 _PITCH = re.compile(r"\b(?:pitch|completely|totally)[\s-]+(?:black|dark)\b", re.IGNORECASE)
 """"It's pitch black in the laundry room": dark ("black" is no black thing)."""
 _WHOLE_HOME = re.compile(r"\s+(?:in|of|around|throughout|across)\s+(?:the|this|my|our)\s+(?:whole\s+|entire\s+)?"
@@ -88,7 +91,7 @@ _WASH_WORDS = re.compile(r"\b(?:rinse|scrub)(?:\s+out)?(?=\s+(?:the|my|our|all|e
                          re.IGNORECASE)
 """"Rinse the glass", "scrub the pan": wash it."""
 _GO_FOR = re.compile(r"^I\s*(?:(?:could|would|'d)\s+(?:really\s+|so\s+|totally\s+)?(?:go\s+for|do\s+with|use)\s+"
-                     r"(?:some|a|an|the)|(?:'d|\s+would)\s+(?:really\s+)?(?:love|like)\s+(?:some|a|an)|"
+                     r"(?:some|a|an|the)|(?:'d|\s+would)\s+(?:really\s+)?(?:love|like)\s+(?:some|a|an|the|my)|"
                      r"(?:really\s+)?fancy\s+(?:some|a|an|the)|(?:'m|\s+am)\s+craving\s+(?:some|a|an|the))\s+(?=\w)",
                      re.IGNORECASE)
 """"I could really go for some chocolate", "I'd love a soda", "I fancy the banana": bring me the chocolate (the
@@ -122,7 +125,7 @@ def plain_request(task: str) -> str:
     needs said as the request to do it ("the pan needs a good scrub": wash the pan)."""
     text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", _WHEN.sub("", task)))))
     text = _ALL_WASHING.sub("wash all the dirty dishes", _WASHING_UP.sub("wash ", text))
-    text = _GO_FOR.sub("bring me the ", _PITCH.sub("dark", text))
+    text = _GO_FOR.sub("bring me the ", _CAN_I_HAVE.sub("bring me ", _PITCH.sub("dark", text)))
     text = _PUT_ON.sub(lambda m: f"turn on {m['what']}", text)
     text = _SIGN_AFTER.sub(lambda m: f"{m['verb']} {m['sign']} {m['what']}", text)
     text = _WASH_WORDS.sub("wash", _GIVE_A_WASH.sub(lambda m: f"wash {m['what']}", text))

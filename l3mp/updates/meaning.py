@@ -138,12 +138,16 @@ _ATE = re.compile(
 dish (then the dish is dirty: the model or `eaten_from` reads that)."""
 
 
+_OUTTA = re.compile(r"\bout(?:ta|a)\b", re.IGNORECASE)
+""""grabbed the tomato outta the fridge": out of."""
+
+
 def plain_report(text: str) -> str:
     """The report in the plainer words the reading takes (`eaten_from` first): a relative clause that says where or
     in what state a thing is becomes a qualifier ("the bag of chips that was on the island" -> "the bag of chips on
     the island", "the cupboard that was open" -> "the open cupboard"), "left the light on in the garage" -> "left
     the light in the garage on", and "ate the orange" -> "is eating the orange" (the one who ate it has it)."""
-    text = eaten_from(text)
+    text = _OUTTA.sub("out of", eaten_from(text))
     text = _RELATIVE_PLACE.sub(" ", text)
     text = _RELATIVE_STATE.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
     text = _LEFT_IN_STATE.sub(lambda m: f"{m['verb']} {m['what']} {m['where']} {m['state']}", text)

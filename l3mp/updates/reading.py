@@ -88,7 +88,7 @@ def read(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Doma
     banana"): the literals are what must hold once it is done, "me" is `speaker`, and "all the X" names each."""
     words = tokens(text)
     blockers = _REQUEST_BLOCKERS if request else _NEGATIONS | _NEW
-    aside = set() if request else _asides(text, words, mentions, lexicon)
+    aside = (set() if request else _asides(text, words, mentions, lexicon)) | _got_no_new(words, lexicon)
     if not words or blockers & {w for i, w in enumerate(words) if i not in aside} or _unknown_nouns(
             text, words, mentions, lexicon, aside):
         return None
@@ -110,7 +110,7 @@ def read_parts(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain
     `request`, as `read` reads a request ("put the white plate in the dishwasher and close it": the plate's place,
     whatever the model says; of alike things the first, for the goal's settling to choose among or ask about)."""
     words = tokens(text)
-    aside = set() if request else _asides(text, words, mentions, lexicon)
+    aside = (set() if request else _asides(text, words, mentions, lexicon)) | _got_no_new(words, lexicon)
     if not words or (_DOUBT - _NEGATIONS) & set(words):
         return []  # "I think ...", "maybe": nothing is sure; a negation stops only its clause (below)
     unknown = {i for i in unexplained_at(text, mentions) if i not in aside}
@@ -126,6 +126,12 @@ def _unknown_nouns(text: str, words: list[str], mentions: Sequence[Mention], lex
     states = lexicon.state_words
     return [words[i] for i in unexplained_at(text, mentions) if i not in aside
             and not (words[i - 1] == "'s" and words[i] in states)]
+
+
+def _got_no_new(words: list[str], lexicon: Lexicon) -> set[int]:
+    """Where "got" tells of no new thing: "got the atlas", "got washed" ("got a new lamp" does)."""
+    return {i for i, w in enumerate(words) if w == "got" and i + 1 < len(words) and (
+        words[i + 1] in _DETERMINERS or words[i + 1] in lexicon.state_words or words[i + 1].endswith("ed"))}
 
 
 def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: Lexicon) -> set[int]:
@@ -159,6 +165,10 @@ class _Reader:
         self.rules = rules
         self.lexicon = lexicon
         self.mentions = list(mentions)
+        self.placing = {i for m in self.mentions if m.qualifies is not None and 0 <= m.qualifies < len(self.mentions)
+                        for i in range(self.mentions[m.qualifies].end, m.end)}
+        """The words of a place after a thing that only say which thing it is ("on the counter" of "the purple plate
+        on the counter")."""
         self.things = [_Thing(m.start, m.end, m, self._kind(m)) for m in mentions
                        if m.qualifies is None and m.candidates]
         self.plural = any(m.plural and not self._counted(m) for m in mentions) and not request
@@ -280,8 +290,7 @@ class _Reader:
         split = clauses(self.words, stops)
         lead = False
         """Whether the clauses so far are only things named one after another, with their verb to come."""
-        placing = {i for m in self.mentions if m.qualifies is not None and 0 <= m.qualifies < len(self.mentions)
-                   for i in range(self.mentions[m.qualifies].end, m.end)}  # "the purple plate on the counter"
+        placing = self.placing
         named = placing | {i for m in self.mentions for i in range(m.start, m.end)}
         for start, end in split:
             span = range(start, end)
@@ -299,11 +308,12 @@ class _Reader:
         return out
 
     def _coordinated(self, things: list[_Thing]) -> bool:
-        """Things named one after another, joined only by "and" ("the grey teapot and the salad bowl")."""
+        """Things named one after another, joined only by "and" ("the grey teapot and the salad bowl", "the lamp in
+        bedroom 1 and the desk lamp": a place that says which thing is part of its name)."""
         ordered = sorted(things, key=lambda t: t.start)
         return len(ordered) > 1 and all(
-            all(w in _DETERMINERS | self.lexicon.all_words | {"and"} for w in self.words[a.end:b.start]) and "and" in
-            self.words[a.end:b.start] for a, b in pairwise(ordered))
+            all(self.words[i] in _DETERMINERS | self.lexicon.all_words | {"and"} or i in self.placing
+                for i in range(a.end, b.start)) and "and" in self.words[a.end:b.start] for a, b in pairwise(ordered))
 
     def _aside(self, thing: _Thing) -> bool:
         """A thing that needs no change of its own: where something came from, what a person carries, or the place
@@ -355,10 +365,13 @@ class _Reader:
         word = self.words[i]
         if word not in self.verbs or (i > 0 and self.words[i - 1] in ("by", "a")):
             return False  # "washed it by hand", "gave her a hand"
+        if any(m.start <= i < m.end for m in self.mentions):
+            return False  # a word of a thing's name: "the reading lamp"
+        after = self.words[i + 1] if i + 1 < len(self.words) else ""
         if word in ("has", "have", "having"):
-            after = self.words[i + 1] if i + 1 < len(self.words) else ""
             return after in _DETERMINERS or any(m.start == i + 1 for m in self.mentions)  # "has Jessica's book"
-        return True
+        # "the glass got washed", "got switched off": a passive, nobody took anything
+        return not (word in ("got", "get", "gets") and (after in self.lexicon.state_words or after.endswith("ed")))
 
     # ---- states -------------------------------------------------------------------------------------------
     def _states(self, things: list[_Thing], start: int, end: int) -> list[Stated] | None:

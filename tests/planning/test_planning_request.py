@@ -82,6 +82,10 @@ def reading(text: str, speaker: str | None = None):
     ("Wash the wine glass and the purple plate on the counter.", None,
      "(and (not (dirty purple_plate_1)) (not (dirty wine_glass_1)))"),
     ("I could really go for the small yogurt from fridge 1 right now.", "jessica", "(has jessica small_yogurt_1)"),
+    ("I'd like the small yogurt from kitchen 1.", "jessica", "(has jessica small_yogurt_1)"),
+    ("Can I have the small yogurt from the fridge in kitchen 1, please?", "jessica", "(has jessica small_yogurt_1)"),
+    ("Switch off the lamp in bedroom 1 and the desk lamp.", None,
+     "(and (not (light_on bedside_lamp_1)) (not (light_on desk_lamp_1)))"),
     # what a thing needs is the request to do it
     ("The purple plate on the counter needs a good scrub.", None, "(not (dirty purple_plate_1))"),
     # a negation of keeping asks for the other state; a reminder is no negation
