@@ -346,6 +346,17 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
      {F("has", "jessica", "grey_textbook_1")}),
     ("jessica grabbed the tomato outta the garage fridge", {F("inside", "tomato_1", "garage_fridge_1")},
      {F("has", "jessica", "tomato_1")}),
+    ("Jessica took the sparkling water and the small soup can.",  # things listed after one verb each move
+     {F("on", "sparkling_water_1", "side_table_2"), F("on", "small_soup_can_1", "side_table_2")},
+     {F("has", "jessica", "sparkling_water_1"), F("has", "jessica", "small_soup_can_1")}),
+    ("Jessica put the black cup and the yellow plate in the dishwasher in kitchen 2.",
+     {F("inside", "black_cup_1", "pantry_2"), F("on", "yellow_plate_1", "dresser_1")},
+     {F("inside", "black_cup_1", "dishwasher_2"), F("inside", "yellow_plate_1", "dishwasher_2")}),
+    ("Jessica picked up the small juice box and drank it.", {F("on", "small_juice_box_1", "kitchen_island_1")},
+     {F("has", "jessica", "small_juice_box_1")}),
+    ("Jessica went to kitchen 2 and opened the fridge.",  # the fridge of the room she went to
+     {F("in_room", "jessica", "kitchen_1")}, {F("in_room", "jessica", "kitchen_2"), F("is_open", "fridge_2")}),
+    ("someone left pantry 3 in kitchen 2 open again", set(), {F("is_open", "pantry_3")}),  # how it was left
 ])
 def test_a_report_that_reads_plainly_in_plainer_words_is_read_without_the_model(text, removed, added):
     result = _updater().update(text)

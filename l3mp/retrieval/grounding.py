@@ -54,6 +54,9 @@ _SUBJECTS = frozenset({"someone", "somebody", "anyone", "anybody", "you", "u", "
                        "it"})
 _DETERMINERS = frozenset({"the", "a", "an", "some", "'s", "this", "that", "these", "those"}) | _POSSESSIVE
 _CLAUSE_BREAKS = frozenset({"and", "then", "but", "so", "while", "after", "before"})
+_AFTERWORDS = frozenset({"again", "too", "still", "now", "all", "night", "day", "long", "as", "well", "today",
+                         "tonight", "overnight", "lol"})
+"""Words after a state word that say nothing of which thing or where ("left the fridge open again")."""
 _NUMBER = re.compile(r"\d+")
 _ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5"}
 _PLACE = re.compile(r"\s(?:in|on|at)\s|\sof the\s")
@@ -221,6 +224,7 @@ class _Entity:
     """(state predicate, whether it holds) for each state of the lexicon that its type has."""
     person: bool = False
     """A person: what "her X" and "his X" can belong to."""
+    room: bool = False
 
 
 class Grounder:
@@ -267,6 +271,7 @@ class Grounder:
         ordered = _the_other(ordered, words, vocabulary)
         ordered = _the_one(ordered, words, vocabulary)
         ordered = _named_before(ordered, words, narrowed)
+        ordered = _in_the_room_gone_to(ordered, words, vocabulary, self._lexicon.goes)
         ordered = _renarrow(ordered, vocabulary, narrowed)
         return tuple(_link_qualifiers(ordered, narrowed))
 
@@ -414,7 +419,10 @@ class Grounder:
         """"left the cupboard in the laundry room open": a state word that ends the clause after the place says
         how the thing was left, so the place says which thing it is, not where it went."""
         at = place.end
-        return at < len(words) and (at + 1 == len(words) or words[at + 1] in _CLAUSE_BREAKS) and any(
+        after = at + 1
+        while after < len(words) and words[after] in _AFTERWORDS:  # "open again", "on all night"
+            after += 1
+        return at < len(words) and (after == len(words) or words[after] in _CLAUSE_BREAKS) and any(
             words[at] in said for by_sign in self._lexicon.states.values() for said in by_sign.values())
 
     def _place(self, words: list[str], i: int, found: dict[int, Mention]) -> Mention | None:
@@ -462,8 +470,9 @@ class Grounder:
                            if (d := self._domain.predicate(p)) is not None and d.arity == 1
                            and self._domain.is_subtype(type_, d.types[0]))
         person = self._domain.has_type("person") and self._domain.is_subtype(type_, "person")
+        room = self._domain.has_type("room") and self._domain.is_subtype(type_, "room")
         return _Entity(name, heads, frozenset(describing - STOPWORDS), frozenset(places), numbers,
-                       [w for w in noun_phrase if not _NUMBER.fullmatch(w)], states, person)
+                       [w for w in noun_phrase if not _NUMBER.fullmatch(w)], states, person, room)
 
     def _ancestors(self, type_: str) -> list[str]:
         out = []
@@ -595,6 +604,32 @@ def _the_one(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary)
 
 _ASIDE = frozenset({"beside", "near", "by", "with", "not", "than"})
 """Words before "the other one" that make it say which thing or place is meant, not a thing that changed."""
+
+
+def _in_the_room_gone_to(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary,
+                         goes: frozenset[str]) -> list[Mention]:
+    """"Michael came into kitchen 2 and opened the fridge": of alike things named after someone went to a room
+    (one room, right after the verb), the ones in that room."""
+    by_name = {e.name: e for e in vocabulary.entities}
+    out = list(mentions)
+    room: str | None = None
+    for k, mention in enumerate(out):
+        before = words[max(0, mention.start - 3):mention.start]
+        if len(mention.candidates) == 1 and any(w in goes for w in before) and not any(
+                w in ("from", "out", "left") for w in before) and _is_room(by_name.get(mention.candidates[0])):
+            room = mention.candidates[0]
+            continue
+        if room is None or len(mention.candidates) < 2 or mention.plural or mention.qualifies is not None or any(
+                m.qualifies == k for m in out):
+            continue
+        there = tuple(n for n in mention.candidates if n in by_name and room in by_name[n].places)
+        if there and len(there) < len(mention.candidates):
+            out[k] = replace(mention, candidates=there, alternatives=there, by_label=False)
+    return out
+
+
+def _is_room(entity: _Entity | None) -> bool:
+    return entity is not None and entity.room
 
 
 def _named_before(mentions: list[Mention], words: list[str], narrowed: dict[int, int]) -> list[Mention]:

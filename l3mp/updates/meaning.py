@@ -132,7 +132,8 @@ _LEFT_IN_STATE = re.compile(
     r"\s+(?P<where>(?:in|at|inside)\s+[^,.;!?]+?)(?=\s*(?:$|[,.;!?]|and\b|but\b|again\b))", re.IGNORECASE)
 """"left the light on in the garage": left the light in the garage on (the place says which light)."""
 _ATE = re.compile(
-    r"\b(?P<verb>ate|drank)\s+(?=(?:the|a|an|his|her|their|my|our|some)\s)(?![^,.;!?]*\b(?:off|out\s+of|with|on|in)\s)",
+    r"\b(?P<verb>ate|drank)\s+(?=(?:the|a|an|his|her|their|my|our|some)\s|(?:it|them)\b)"
+    r"(?![^,.;!?]*\b(?:off|out\s+of|with|on|in)\s)",
     re.IGNORECASE)
 """"ate the orange from the counter": is eating it (the person has it), unless it was eaten off, out of or with a
 dish (then the dish is dirty: the model or `eaten_from` reads that)."""

@@ -300,12 +300,23 @@ class _Reader:
             placed = set() if grouped else placing
             bare = all(self.words[i] in _DETERMINERS | self.lexicon.all_words or i in named - (placing - placed)
                        for i in span) and not any(self.sign_words[i] in states for i in span if i not in placed)
-            if out and ((bare and any(start <= m.start < end for m in self.mentions)) or lead):
+            listed = bool(out) and self._more_to_move(out[-1], start, end)
+            if out and ((bare and any(start <= m.start < end for m in self.mentions)) or lead or listed):
                 out[-1] = (out[-1][0], end)  # "... and the salad bowl"; "the cup and the bowl have been washed"
             else:
                 out.append((start, end))
             lead = len(out) == 1 and bare
         return out
+
+    def _more_to_move(self, before: tuple[int, int], start: int, end: int) -> bool:
+        """A clause that only names one more thing for the verb of moving before it, and where they go: "put the
+        black cup | and the purple plate in the dishwasher" (no verb, no state word, no word of being)."""
+        first = next((m for m in self.mentions if start <= m.start < end), None)
+        moving = any(self.words[i] in self.lexicon.moves and self._is_verb(i) for i in range(*before))
+        return moving and first is not None and all(w in _DETERMINERS for w in self.words[start:first.start]) and (
+            self._kind(first) == "item") and not any(
+            self._is_verb(i) or self.words[i] in self.lexicon.state_words or self.words[i] in _BE
+            for i in range(start, end))
 
     def _coordinated(self, things: list[_Thing]) -> bool:
         """Things named one after another, joined only by "and" ("the grey teapot and the salad bowl", "the lamp in
@@ -447,7 +458,7 @@ class _Reader:
             return self._asked(after, has_state)
         if word in self.lexicon.takes:  # "Sarah has Jessica's book": the book, not Jessica
             thing = next((t for t in after if t.kind == "item" and not is_source(self.words, t.start)), None)
-            if subject is None or thing is None or not self._place(thing, subject):
+            if subject is None or thing is None or not all(self._place(t, subject) for t in self._listed(thing, after)):
                 return False
             if word in PICK_WORDS and "up" in self.words[verb + 1:min(end, thing.end + 2)]:
                 self._add(self._picked_up(thing))  # "picked up the ringing phone": answered it
@@ -455,7 +466,21 @@ class _Reader:
         where = self._destination(after, thing)
         if thing is None or where is None:
             return has_state  # "left the tap running": the state is what it says
-        return self._place(thing, where, giver=subject)  # of alike things, the one the mover has
+        listed = self._listed(thing, after) if thing.kind == "item" else [thing]
+        return all(self._place(t, where, giver=subject) for t in listed if t.start < where.start)  # of alike
+        # things, the one the mover has; "put the cup and the plate in the sink": both
+
+    def _listed(self, thing: _Thing, after: list[_Thing]) -> list[_Thing]:
+        """`thing` and the items named right after it, joined by "and" ("took the sparkling water and the soup
+        can")."""
+        out = [thing]
+        for t in after:
+            if t.start <= out[-1].start:
+                continue
+            if t.kind != "item" or not self._coordinated([out[-1], t]):
+                break
+            out.append(t)
+        return out
 
     def _picked_up(self, thing: _Thing) -> list[Stated]:
         """A phone picked up while it rings (in memory, or as the text says) is answered: it stops ringing."""
