@@ -357,12 +357,36 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
     ("Jessica went to kitchen 2 and opened the fridge.",  # the fridge of the room she went to
      {F("in_room", "jessica", "kitchen_1")}, {F("in_room", "jessica", "kitchen_2"), F("is_open", "fridge_2")}),
     ("someone left pantry 3 in kitchen 2 open again", set(), {F("is_open", "pantry_3")}),  # how it was left
+    ("the dishwasher in kitchen 2's open now", set(), {F("is_open", "dishwasher_2")}),  # "'s" for "is"
+    ("jessica's gone off to the garage", {F("in_room", "jessica", "kitchen_1")}, {F("in_room", "jessica", "garage_1")}),
+    ("Jessica turned on the overhead light in the garage on her way to the workbench.", set(),
+     {F("light_on", "overhead_light_5")}),  # where she was going is no event
+    ("Jessica is making porridge in the purple saucepan.", set(), {F("dirty", "purple_saucepan_1")}),
+    ("Jessica washed the wine glass, the purple plate and the black frying pan.",  # a list with commas
+     {F("dirty", "wine_glass_1"), F("dirty", "purple_plate_1"), F("dirty", "black_frying_pan_1")}, set()),
+    ("Jessica put the black cup, the yellow plate and the atlas on the kitchen table in kitchen 1.",
+     {F("inside", "black_cup_1", "pantry_2"), F("on", "yellow_plate_1", "dresser_1"),
+      F("on", "atlas_1", "bookshelf_2")},
+     {F("on", "black_cup_1", "kitchen_table_1"), F("on", "yellow_plate_1", "kitchen_table_1"),
+      F("on", "atlas_1", "kitchen_table_1")}),
 ])
+
+
 def test_a_report_that_reads_plainly_in_plainer_words_is_read_without_the_model(text, removed, added):
     result = _updater().update(text)
     assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
     assert set(result.record.delta.remove) == removed and set(result.record.delta.add) == added
     assert result.record.input == text
+
+
+def test_the_one_given_to_is_named_before_the_giver_and_her_thing_is_the_one_she_has():
+    nl = _updater(michael=True)  # Jessica has blue phone 2; Michael is in kitchen 1
+    result = nl.update("Michael walked into the garage and Jessica handed him the water bottle.")
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
+    assert F("has", "michael", "water_bottle_1") in set(result.record.delta.add)
+    given = _updater(michael=True).update("Jessica gave Michael her blue phone.")
+    assert given.outcome == APPLIED and set(given.record.delta.add) == {F("has", "michael", "blue_phone_2")}
+
 
 
 def test_what_someone_ate_out_of_a_dish_leaves_the_dish_dirty_and_the_food_is_not_a_thing():

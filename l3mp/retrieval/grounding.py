@@ -696,9 +696,16 @@ def _possessives(mentions: list[Mention], words: list[str], vocabulary: _Vocabul
                     out[k] = replace(thing, candidates=mine, alternatives=mine, by_label=False)
                     break
         elif thing.start > 0 and words[thing.start - 1] in _THIRD_PERSON and alike(thing):
-            for earlier in reversed(out[:k]):  # "her phone": the nearest person named before that has one
-                if len(earlier.candidates) != 1 or not (earlier.entity in by_name and by_name[earlier.entity].person):
-                    continue
+            people = [m for m in reversed(out[:k]) if len(m.candidates) == 1 and m.entity in by_name
+                      and by_name[m.entity].person]
+            holders = {p.entity: held for p in people if (held := tuple(
+                n for n in (*thing.candidates, *thing.broader) if n in by_name
+                and p.entity in by_name[n].places))}  # "gave Sarah her comic book": the one Jessica has
+            if len(holders) == 1:
+                mine = tuple(dict.fromkeys(next(iter(holders.values()))))
+                out[k] = replace(thing, candidates=mine, alternatives=mine, by_label=False)
+                continue
+            for earlier in people:  # "her phone": else the nearest person named before that has one about them
                 mine = owned(thing, earlier)
                 if mine:
                     out[k] = replace(thing, candidates=mine, alternatives=mine, by_label=False)

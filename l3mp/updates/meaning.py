@@ -139,8 +139,26 @@ _ATE = re.compile(
 dish (then the dish is dirty: the model or `eaten_from` reads that)."""
 
 
+_HAS_BEEN = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:been|gone|just\s+been|already\s+been)\b)", re.IGNORECASE)
+_IS_STATE = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:now|still|just|already|finally|back|all|in|on|at|off|out|open|shut|"
+                       r"closed|dirty|clean|ringing|running|empty|over|upstairs|downstairs)\b)", re.IGNORECASE)
+
+
+def contracted(text: str) -> str:
+    """"'s" said for "is" or "has" written out ("the dishwasher's shut now" -> "the dishwasher is shut now",
+    "it's been washed" -> "it has been washed"), so that the word after it is not read as a thing she owns."""
+    return _IS_STATE.sub(" is ", _HAS_BEEN.sub(" has ", text))
+
+
 _OUTTA = re.compile(r"\bout(?:ta|a)\b", re.IGNORECASE)
 """"grabbed the tomato outta the fridge": out of."""
+
+
+_ON_THE_WAY = re.compile(r",?\s+on\s+(?:his|her|their|my|our|the)\s+way\s+(?:to|out|back|in|home|up|down)\b"
+                         r"[^,.;!?]*", re.IGNORECASE)
+""""turned on the hallway light on her way to the bathroom": where she was going is no event."""
+_GONE_OFF = re.compile(r"\b(gone|went|go|goes|headed|ran|run|wandered)\s+off\b(?=\s+(?:to|into|in)\b)", re.IGNORECASE)
+""""gone off to the office": gone to the office ("off" is no light going off)."""
 
 
 def plain_report(text: str) -> str:
@@ -148,7 +166,7 @@ def plain_report(text: str) -> str:
     in what state a thing is becomes a qualifier ("the bag of chips that was on the island" -> "the bag of chips on
     the island", "the cupboard that was open" -> "the open cupboard"), "left the light on in the garage" -> "left
     the light in the garage on", and "ate the orange" -> "is eating the orange" (the one who ate it has it)."""
-    text = _OUTTA.sub("out of", eaten_from(text))
+    text = _GONE_OFF.sub(lambda m: m[1], _OUTTA.sub("out of", _ON_THE_WAY.sub("", eaten_from(text))))
     text = _RELATIVE_PLACE.sub(" ", text)
     text = _RELATIVE_STATE.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
     text = _LEFT_IN_STATE.sub(lambda m: f"{m['verb']} {m['what']} {m['where']} {m['state']}", text)

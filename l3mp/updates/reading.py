@@ -94,7 +94,7 @@ def read(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Doma
         return None
     if request and any(w.endswith("ing") and i > 0 and words[i - 1] in _BE for i, w in enumerate(words)):
         return None  # "somebody's phone is ringing, get it": says what is so, to ask for something else
-    reader = _Reader(words, mentions, graph, domain, rules, lexicon, request, speaker)
+    reader = _Reader(words, mentions, graph, domain, rules, lexicon, request, speaker, pauses(text))
     return reader.read()
 
 
@@ -116,7 +116,8 @@ def read_parts(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain
     unknown = {i for i in unexplained_at(text, mentions) if i not in aside}
     blockers = _REQUEST_BLOCKERS if request else _NEGATIONS | _NEW
     blocked = {i for i, w in enumerate(words) if w in blockers and i not in aside} | unknown
-    return _Reader(words, mentions, graph, domain, rules, lexicon, request, speaker).read_parts(blocked, pauses(text))
+    stops = pauses(text)
+    return _Reader(words, mentions, graph, domain, rules, lexicon, request, speaker, stops).read_parts(blocked, stops)
 
 
 def _unknown_nouns(text: str, words: list[str], mentions: Sequence[Mention], lexicon: Lexicon,
@@ -154,7 +155,8 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
 
 class _Reader:
     def __init__(self, words: list[str], mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
-                 rules: RuleSet, lexicon: Lexicon, request: bool = False, speaker: str | None = None) -> None:
+                 rules: RuleSet, lexicon: Lexicon, request: bool = False, speaker: str | None = None,
+                 stops: frozenset[int] = frozenset()) -> None:
         self.request = request
         self.speaker = speaker if speaker and graph.has_entity(speaker) else None
         self.words = words
@@ -165,6 +167,8 @@ class _Reader:
         self.rules = rules
         self.lexicon = lexicon
         self.mentions = list(mentions)
+        self.stops = stops
+        """The words a comma or a stop follows ("the mug, the green teapot and the red teapot")."""
         self.placing = {i for m in self.mentions if m.qualifies is not None and 0 <= m.qualifies < len(self.mentions)
                         for i in range(self.mentions[m.qualifies].end, m.end)}
         """The words of a place after a thing that only say which thing it is ("on the counter" of "the purple plate
@@ -315,16 +319,23 @@ class _Reader:
         moving = any(self.words[i] in self.lexicon.moves and self._is_verb(i) for i in range(*before))
         return moving and first is not None and all(w in _DETERMINERS for w in self.words[start:first.start]) and (
             self._kind(first) == "item") and not any(
-            self._is_verb(i) or self.words[i] in self.lexicon.state_words or self.words[i] in _BE
-            for i in range(start, end))
+            self._is_verb(i) or (self.words[i] in self.lexicon.state_words and not self._preposition(i))
+            or self.words[i] in _BE for i in range(start, end))
+
+    def _preposition(self, i: int) -> bool:
+        """"on" of "on the counter": a word of place before a thing, not a state."""
+        after = self.words[i + 1] if i + 1 < len(self.words) else ""
+        return self.words[i] in _TO and (after in _DETERMINERS or any(m.start == i + 1 for m in self.mentions))
 
     def _coordinated(self, things: list[_Thing]) -> bool:
         """Things named one after another, joined only by "and" ("the grey teapot and the salad bowl", "the lamp in
         bedroom 1 and the desk lamp": a place that says which thing is part of its name)."""
         ordered = sorted(things, key=lambda t: t.start)
+        pairs = list(pairwise(ordered))
         return len(ordered) > 1 and all(
             all(self.words[i] in _DETERMINERS | self.lexicon.all_words | {"and"} or i in self.placing
-                for i in range(a.end, b.start)) and "and" in self.words[a.end:b.start] for a, b in pairwise(ordered))
+                for i in range(a.end, b.start)) and ("and" in self.words[a.end:b.start] or (
+                    k < len(pairs) - 1 and a.end - 1 in self.stops)) for k, (a, b) in enumerate(pairs))  # "A, B and C"
 
     def _aside(self, thing: _Thing) -> bool:
         """A thing that needs no change of its own: where something came from, what a person carries, or the place
@@ -358,6 +369,13 @@ class _Reader:
                 if self.speaker is None:
                     return None  # "bring me ...": who is asking is not known
                 out.append(_Thing(i, i + 1, Mention(i, i + 1, "me", (self.speaker,)), "person"))
+                continue
+            if word in ("him", "her") and i + 1 < end and (self.words[i + 1] in _DETERMINERS or any(
+                    m.start == i + 1 for m in self.mentions)) and i > 0 and self.words[i - 1] in self.lexicon.gives:
+                people = [t for t in self.things if t.start < i and t.kind == "person"]
+                others = [t for t in people if t.mention.candidates != people[-1].mention.candidates] if people else []
+                if others:  # "Sarah came in and Jessica gave her the book": the one named before the giver
+                    out.append(_Thing(i, i + 1, others[-1].mention, "person"))
                 continue
             if word in _THING_PRONOUNS | _PERSON_PRONOUNS:
                 kinds = ("person",) if word in _PERSON_PRONOUNS else ("receptacle",) if (
@@ -477,9 +495,14 @@ class _Reader:
         for t in after:
             if t.start <= out[-1].start:
                 continue
-            if t.kind != "item" or not self._coordinated([out[-1], t]):
+            gap = range(out[-1].end, t.start)
+            if t.kind != "item" or not all(self.words[i] in _DETERMINERS | self.lexicon.all_words | {"and"} or (
+                    i in self.placing) for i in gap) or not ("and" in self.words[out[-1].end:t.start] or (
+                    out[-1].end - 1 in self.stops)):
                 break
             out.append(t)
+        while len(out) > 1 and not self._coordinated(out):  # "A, B" with no "and": not a list
+            out.pop()
         return out
 
     def _picked_up(self, thing: _Thing) -> list[Stated]:
@@ -508,7 +531,8 @@ class _Reader:
         where = person or self._destination(after, thing)
         if where is None:
             return True  # a step; the thing must still be placed by another clause (checked at the end)
-        return self._place(thing, where)
+        listed = [t for t in self._listed(thing, after) if t.start < where.start or person is not None]
+        return all(self._place(t, where) for t in listed)  # "put the teapot and the mug in the dishwasher"
 
     def _destination(self, after: list[_Thing], thing: _Thing | None) -> _Thing | None:
         """The place after the moved thing that a word of direction introduces ("in the sink", "to Sarah")."""

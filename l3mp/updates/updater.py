@@ -183,7 +183,7 @@ class _Run:
                                              "nothing recorded")
             if meaning.is_question(self.report):
                 return self.result(DECLINED, "this is a question, not a report of a change; nothing recorded")
-            self.report = meaning.eaten_from(self.report)
+            self.report = meaning.eaten_from(meaning.contracted(self.report))
         try:
             self.retrieved = u.retriever.retrieve(self.report, self.graph, ledger=self.ledger)
         except LLMError as exc:

@@ -84,6 +84,8 @@ def reading(text: str, speaker: str | None = None):
     ("I could really go for the small yogurt from fridge 1 right now.", "jessica", "(has jessica small_yogurt_1)"),
     ("I'd like the small yogurt from kitchen 1.", "jessica", "(has jessica small_yogurt_1)"),
     ("Can I have the small yogurt from the fridge in kitchen 1, please?", "jessica", "(has jessica small_yogurt_1)"),
+    ("Put the yellow cup and the purple plate in the dishwasher in kitchen 2.", None,
+     "(and (inside purple_plate_1 dishwasher_2) (inside yellow_cup_1 dishwasher_2))"),
     ("Switch off the lamp in bedroom 1 and the desk lamp.", None,
      "(and (not (light_on bedside_lamp_1)) (not (light_on desk_lamp_1)))"),
     # what a thing needs is the request to do it
