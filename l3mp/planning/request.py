@@ -170,7 +170,9 @@ def ground_request(grounder: Grounder, task: str, graph: WorldGraph, speaker: st
     words = tokens(task)
     for mention in grounder.ground(task, graph, speaker=speaker):
         kind = graph.entity_type(mention.candidates[0]) if len(mention.candidates) == 1 else None
-        alike = tuple(n for n in mention.broader if graph.entity_type(n) == kind)
+        said = set(mention.words.split())
+        alike = tuple(n for n in mention.broader if graph.entity_type(n) == kind and said <= set(
+            tokens(meaning.label(graph, n))))  # "the cupboard" is not the pantry, though a pantry is a cupboard
         owner = words[mention.start - 1] if mention.start else ""
         if owner == "my" and speaker is not None:  # "my plate": the one the speaker has, or the one in their room
             rooms = places_of(graph, rules, speaker)

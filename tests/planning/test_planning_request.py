@@ -563,3 +563,15 @@ def test_my_bare_label_is_the_speakers_before_alike_things_are_asked_about():
 
     assert set(glass("Wash the wine glass.")) == {"wine_glass_1", "black_wine_glass_1"}
     assert glass("Wash my wine glass.") == ("black_wine_glass_1",)
+
+
+def test_a_bare_label_widens_only_to_things_whose_labels_have_its_words():
+    world = _world()
+    graph = world.graph.copy()
+    graph.add_entity("cupboard_9", "cupboard", label="cupboard")
+    graph.add_fact(Fact("in_room", ("cupboard_9", "kitchen_1")))
+    found = read_request("Put the black cup in the cupboard.", graph, world.domain, world.verifier.rules)
+    assert found is not None and found.outcome == GOAL and found.goal == "(inside black_cup_1 cupboard_9)"
+    # the pantries are cupboards too, but nobody calls them "the cupboard"; "the frying pan" still may be the black
+    # frying pan: its label has the words
+    assert read_request("Put the black cup in the pantry.", graph, world.domain, world.verifier.rules).outcome == ASKED
