@@ -359,6 +359,10 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
     ("someone left pantry 3 in kitchen 2 open again", set(), {F("is_open", "pantry_3")}),  # how it was left
     ("the dishwasher in kitchen 2's open now", set(), {F("is_open", "dishwasher_2")}),  # "'s" for "is"
     ("jessica's gone off to the garage", {F("in_room", "jessica", "kitchen_1")}, {F("in_room", "jessica", "garage_1")}),
+    ("Jessica took the small yogurt out of fridge 2 and closed it.", {F("inside", "small_yogurt_2", "fridge_2")},
+     {F("has", "jessica", "small_yogurt_2")}),  # "it" is what its state word fits: the fridge, shut already
+    ("Jessica opened and closed the garage fridge, then switched off the work light.", {F("light_on", "work_light_1")},
+     set()),  # the last word of a row stands
     ("Jessica turned on the overhead light in the garage on her way to the workbench.", set(),
      {F("light_on", "overhead_light_5")}),  # where she was going is no event
     ("Jessica is making porridge in the purple saucepan.", set(), {F("dirty", "purple_saucepan_1")}),
@@ -438,3 +442,12 @@ def test_a_verb_that_is_a_word_of_a_things_name_is_no_verb():
     found = read(text, grounder.ground(text, graph), graph, household(), household_rules(),
                  Lexicon.for_domain(household()))
     assert found is not None and set(found.stated) == {Stated(F("light_on", "reading_lamp_1"), True)}
+
+
+@pytest.mark.parametrize("text", [
+    "Jessica thinks she left the TV on.",  # a belief is no report
+    "Jessica turned the TV on and off.",  # never read as on
+])
+def test_what_the_reader_must_not_apply_as_said(text):
+    result = _updater().update(text)
+    assert result.outcome != APPLIED or F("tv_on", "tv_1") not in set(result.record.delta.add), result.reason

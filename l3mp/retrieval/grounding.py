@@ -431,7 +431,8 @@ class Grounder:
             i += 1
         if i + 1 < len(words) and words[i + 1] in ("here", "there") and i + 1 in found:
             return found[i + 1]  # "the bookshelf here", "the light there"
-        off = i + 2 < len(words) and words[i + 1] == "off" and words[i + 2] in _DETERMINERS  # "off the shelf"
+        off = i + 2 < len(words) and ((words[i + 1] == "off" and words[i + 2] in _DETERMINERS) or (
+            words[i + 1] == "out" and words[i + 2] == "of"))  # "off the shelf", "out of fridge 2"
         if i + 1 >= len(words) or (words[i + 1] not in QUALIFIERS and not off):
             return None
         for k in range(i + 2, min(len(words), i + 2 + QUALIFIER_REACH)):

@@ -697,8 +697,10 @@ def _acted_on_later(words: list[str], after: int, signs: dict[bool, frozenset[st
     False); empty when none does. The thing's own clause then tells how it was before, not how it is now."""
     verbs = lexicon.answers | lexicon.takes if signs.get(False, frozenset()) & lexicon.answers else frozenset()
     out: set[bool] = set()
+    states = lexicon.state_words
     for start, end in clauses(words):
-        if start >= after and {"it", "them"} & set(words[start:end]):
+        bare = all(w in states or w in ("again", "then") for w in words[start:end])  # "turned it on | and off"
+        if start >= after and ({"it", "them"} & set(words[start:end]) or bare):
             said = signs_in(words, start, end, signs) or ({False} if verbs & set(words[start:end]) else set())
             out = said or out
     return out

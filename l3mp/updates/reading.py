@@ -39,7 +39,9 @@ from l3mp.updates.meaning import (
 from l3mp.world.graph import WorldGraph
 
 _NEGATIONS = frozenset({"not", "t", "never", "no", "nobody", "nothing", "without", "instead", "almost", "if",
-                        "maybe", "probably", "might", "should", "will", "would", "wants", "want", "going"})
+                        "maybe", "probably", "might", "should", "will", "would", "wants", "want", "going", "think",
+                        "thinks", "thought", "guess", "reckon", "reckons", "believe", "believes", "perhaps",
+                        "possibly", "unsure"})
 """Words after which a plain reading may be wrong: negation, doubt, plans ("is going to put ...")."""
 _NEW = frozenset({"new", "another", "bought", "got"})
 _REQUEST_BLOCKERS = frozenset({"not", "t", "never", "no", "nobody", "nothing", "without", "instead", "leave", "keep",
@@ -304,13 +306,22 @@ class _Reader:
             placed = set() if grouped else placing
             bare = all(self.words[i] in _DETERMINERS | self.lexicon.all_words or i in named - (placing - placed)
                        for i in span) and not any(self.sign_words[i] in states for i in span if i not in placed)
-            listed = bool(out) and self._more_to_move(out[-1], start, end)
+            listed = bool(out) and (self._more_to_move(out[-1], start, end) or self._verb_alone(out[-1]) or all(
+                self.sign_words[i] in states or self.words[i] in ("again", "then") for i in span))  # "on | and off"
             if out and ((bare and any(start <= m.start < end for m in self.mentions)) or lead or listed):
                 out[-1] = (out[-1][0], end)  # "... and the salad bowl"; "the cup and the bowl have been washed"
             else:
                 out.append((start, end))
             lead = len(out) == 1 and bare
         return out
+
+    def _verb_alone(self, clause: tuple[int, int]) -> bool:
+        """A clause that ends with a state word and names no thing but a person: "Jessica opened | and closed the
+        fridge" (its thing comes in the next clause)."""
+        start, end = clause
+        states = self.lexicon.state_words
+        return self.sign_words[end - 1] in states and not any(
+            start <= m.start < end and self._kind(m) != "person" for m in self.mentions)
 
     def _more_to_move(self, before: tuple[int, int], start: int, end: int) -> bool:
         """A clause that only names one more thing for the verb of moving before it, and where they go: "put the
@@ -381,12 +392,31 @@ class _Reader:
                 kinds = ("person",) if word in _PERSON_PRONOUNS else ("receptacle",) if (
                     word == "it" and i > 0 and self.words[i - 1] in _TO) else ("item",)  # "put the avocado in it"
                 earlier = [t for t in self.things if t.start < i and t.kind in kinds]
+                if word == "it" and kinds == ("item",):  # "took the milk out of the fridge and closed it": the
+                    named = self.things + [_Thing(m.start, m.end, m, self._kind(m)) for m in self.mentions
+                                           if m.qualifies is not None and m.candidates]  # "out of fridge 2"
+                    stated = self._fits_said_state(start, end, sorted(
+                        (t for t in named if t.start < i and t.kind in ("item", "receptacle")), key=lambda t: t.start))
+                    earlier = stated or earlier
                 if not earlier:
                     if word in _PERSON_PRONOUNS:
                         continue  # "she was reading": who, not what changed
                     return None
                 out.append(_Thing(i, i + 1, earlier[-1].mention, earlier[-1].kind))
         return sorted(out, key=lambda t: t.start)
+
+    def _fits_said_state(self, start: int, end: int, things: list[_Thing]) -> list[_Thing]:
+        """Of `things`, those that a state word of the clause fits (none when the clause has no state word)."""
+        out = []
+        for thing in things:
+            type_ = self.graph.entity_type(thing.mention.candidates[0]) or ""
+            for predicate, signs in self.lexicon.states.items():
+                declared = self.domain.predicate(predicate)
+                if declared is not None and declared.arity == 1 and self.domain.is_subtype(
+                        type_, declared.types[0]) and signs_in(self.sign_words, start, end, signs):
+                    out.append(thing)
+                    break
+        return out
 
     def _is_verb(self, i: int) -> bool:
         """A verb the reader knows; "has" and "have" only when a thing follows ("has the book", not "has been
@@ -416,7 +446,9 @@ class _Reader:
                 continue
             fitting = {t.mention.start: t for t in things if self.domain.is_subtype(
                 self.graph.entity_type(t.mention.candidates[0]) or "", declared.types[0])}
-            if len(truth) > 1 or (len(fitting) > 1 and not self._coordinated(list(fitting.values()))):
+            if len(truth) > 1:
+                truth = self._last_of_a_row(start, end, signs)  # "opened and closed the fridge": closed
+            if len(truth) != 1 or (len(fitting) > 1 and not self._coordinated(list(fitting.values()))):
                 return None
             said = {i for i in range(start, end) if signs_in(self.sign_words, i, i + 1, signs)}
             listed = [*self.stateful, *fitting.values()]
@@ -438,6 +470,14 @@ class _Reader:
             return None
         self._add(found)
         return found
+
+    def _last_of_a_row(self, start: int, end: int, signs: dict[bool, frozenset[str]]) -> set[bool]:
+        """The sign of the last of a clause's words for one state when they follow each other joined only by "and"
+        or "then" ("opened and closed", "turned it on and off again"): the last word stands; else both signs."""
+        said = [i for i in range(start, end) if signs_in(self.sign_words, i, i + 1, signs)]
+        joined = all(set(self.words[a + 1:b]) and set(self.words[a + 1:b]) <= {"and", "then", "it", "them"}
+                     for a, b in pairwise(said))
+        return signs_in(self.sign_words, said[-1], said[-1] + 1, signs) if said and joined else {True, False}
 
     def _answered(self, start: int, end: int, subject: _Thing | None) -> bool:
         """"Sarah answered the phone": the phone stops ringing (a state word) and Sarah has it now; without who
