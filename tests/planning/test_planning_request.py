@@ -487,7 +487,7 @@ def test_the_model_is_asked_again_when_its_goal_does_not_fit_the_words(server):
 def test_a_goal_the_model_left_half_of_is_completed_from_the_clause_that_reads_plainly():
     graph = house_graph(7)
     grounder = Grounder(household(), household_rules())
-    task = "Put the yellow plate in the dishwasher in kitchen 1 and close it."  # "it": not read as the plate
+    task = "Put the yellow plate in the dishwasher in kitchen 1 and close its door."  # "door": not read plainly
     parts = plain_parts(task, grounder.ground(task, graph), graph, household(), household_rules(), grounder.lexicon)
     notes: list[str] = []
     closed = Literal("is_open", ("dishwasher_1",), True)
