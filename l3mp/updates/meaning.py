@@ -140,7 +140,8 @@ dish (then the dish is dirty: the model or `eaten_from` reads that)."""
 
 
 _HAS_BEEN = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:been|gone|just\s+been|already\s+been)\b)", re.IGNORECASE)
-_IS_STATE = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:now|still|just|already|finally|back|all|in|on|at|off|out|open|shut|"
+_IS_STATE = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:not|no|now|still|just|already|finally|back|all|in|on|at|off|out|"
+                       r"open|shut|"
                        r"closed|dirty|clean|ringing|running|empty|over|upstairs|downstairs)\b)", re.IGNORECASE)
 
 
@@ -161,12 +162,19 @@ _GONE_OFF = re.compile(r"\b(gone|went|go|goes|headed|ran|run|wandered)\s+off\b(?
 """"gone off to the office": gone to the office ("off" is no light going off)."""
 
 
+_NOT_STATE = re.compile(r"\b(?P<be>is|are|was|were|'s|'re)(?:n['\u2019]t|\s+not|\s+no\s+longer)\s+"
+                        r"(?P<state>on|open|running|ringing|dirty)(?:\s+any\s*more)?\b", re.IGNORECASE)
+_OPPOSITE = {"on": "off", "open": "closed", "running": "off", "ringing": "silenced", "dirty": "clean"}
+""""the lamp isn't on anymore", "the fridge is no longer open": off, closed."""
+
+
 def plain_report(text: str) -> str:
     """The report in the plainer words the reading takes (`eaten_from` first): a relative clause that says where or
     in what state a thing is becomes a qualifier ("the bag of chips that was on the island" -> "the bag of chips on
     the island", "the cupboard that was open" -> "the open cupboard"), "left the light on in the garage" -> "left
     the light in the garage on", and "ate the orange" -> "is eating the orange" (the one who ate it has it)."""
     text = _GONE_OFF.sub(lambda m: m[1], _OUTTA.sub("out of", _ON_THE_WAY.sub("", eaten_from(text))))
+    text = _NOT_STATE.sub(lambda m: f"{m['be']} {_OPPOSITE[m['state'].lower()]}", text)
     text = _RELATIVE_PLACE.sub(" ", text)
     text = _RELATIVE_STATE.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
     text = _LEFT_IN_STATE.sub(lambda m: f"{m['verb']} {m['what']} {m['where']} {m['state']}", text)
@@ -663,6 +671,10 @@ def _said(literal: Stated, words: list[str], lexicon: Lexicon, graph: WorldGraph
     return False
 
 
+_NEGATED = frozenset({"not", "t", "never", "no", "longer", "anymore", "nobody", "nothing"})
+"""Words that turn a state word of the clause around ("isn't on anymore"): no mend from its sign."""
+
+
 def _signed(literal: Stated, mentions: Sequence[Mention], words: list[str], lexicon: Lexicon,
             notes: list[str]) -> Stated:
     signs = lexicon.states.get(literal.fact.predicate)
@@ -684,8 +696,8 @@ def _signed(literal: Stated, mentions: Sequence[Mention], words: list[str], lexi
                 notes.append(f"{literal} -> {fixed}: the text says so last")
                 return fixed
             return literal
-    if len(found) == 1 and literal.true not in found:
-        fixed = Stated(literal.fact, not literal.true)
+    if len(found) == 1 and literal.true not in found and not _NEGATED & set(words[start:end]):
+        fixed = Stated(literal.fact, not literal.true)  # not when the words are negated: "isn't on anymore"
         notes.append(f"{literal} -> {fixed}: the text says so")
         return fixed
     return literal
