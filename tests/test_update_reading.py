@@ -360,6 +360,8 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
     ("the dishwasher in kitchen 2's open now", set(), {F("is_open", "dishwasher_2")}),  # "'s" for "is"
     ("The bedside lamp in bedroom 1 isn't on anymore.", {F("light_on", "bedside_lamp_1")}, set()),
     ("The pantry in kitchen 2 is no longer open.", {F("is_open", "pantry_2")}, set()),
+    ("Jessica left kitchen 1 and went to the garage.", {F("in_room", "jessica", "kitchen_1")},
+     {F("in_room", "jessica", "garage_1")}),  # the room left is where she was
     ("jessica's gone off to the garage", {F("in_room", "jessica", "kitchen_1")}, {F("in_room", "jessica", "garage_1")}),
     ("Jessica took the small yogurt out of fridge 2 and closed it.", {F("inside", "small_yogurt_2", "fridge_2")},
      {F("has", "jessica", "small_yogurt_2")}),  # "it" is what its state word fits: the fridge, shut already

@@ -512,6 +512,10 @@ class _Reader:
             return person is not None and thing is not None and self._place(thing, person, giver=subject)
         thing = next((t for t in after if t.kind in ("item", "person") and t is not subject
                       and not is_source(self.words, t.start)), None)
+        if word in ("left", "leaves") and not self.request and after and after[0].kind == "room" and (
+                after[0].start == verb + 1 or self.words[verb + 1:after[0].start] in (["the"], ["his"], ["her"])):
+            self.used.add(after[0].start)  # "Jessica left the kitchen (and went to ...)": where she was, no
+            return True  # change of its own; what she did next says where she is
         if self.request:
             return self._asked(after, has_state)
         if word in self.lexicon.takes:  # "Sarah has Jessica's book": the book, not Jessica
