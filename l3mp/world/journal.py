@@ -126,7 +126,7 @@ def scan_segment(path: Path, first: int, end: int | None) -> tuple[Segment, list
     bad: list[bytes] = []
     bad_at = offset = 0
     with open(path, "rb") as f:
-        for line in f:
+        for line in (piece for raw in f for piece in _pieces(raw)):
             seq = _good_seq(line)
             if seq is not None and seq > segment.end and (end is None or seq <= end):
                 if bad or seq != segment.end + 1:
@@ -161,6 +161,20 @@ def scan_segment(path: Path, first: int, end: int | None) -> tuple[Segment, list
     segment.sealed = True  # nothing can follow an incomplete line: later records go to a new segment
     damages.append(_settle(segment, at, [piece], segment.end + _count_at_most(segment, [piece])))
     return segment, damages, None
+
+
+_RECORD_START = re.compile(rb'[0-9a-f]{8} \{"seq":[1-9]')
+
+
+def _pieces(line: bytes) -> list[bytes]:
+    """A line as read, or, when damage destroyed the newline before a record that is itself intact, the damaged
+    part and that record: overwriting the end of one line must not cost the next one too."""
+    if _good_seq(line) is not None:
+        return [line]
+    for match in _RECORD_START.finditer(line, 1):
+        if _good_seq(line[match.start():]) is not None:
+            return [line[:match.start()], line[match.start():]]
+    return [line]
 
 
 def _partial_write(piece: bytes, seq: int) -> bool:

@@ -566,6 +566,18 @@ def test_random_damage_anywhere_loses_only_the_records_it_touches(tmp_path_facto
     store.close()
 
 
+def test_damage_that_ends_on_a_newline_costs_only_the_record_before_it(tmp_path: Path) -> None:
+    snapshotted_store(tmp_path)
+    target = segment(tmp_path, 7)
+    good = target.read_bytes()
+    end = good.find(line_of(make_record(8)))  # record 7's line, newline included, ends here
+    target.write_bytes(good[: end - 64] + bytes(64) + good[end:])  # its last 63 bytes and the newline zeroed
+    store, recovered = opened(tmp_path)
+    assert [r.seq for r in store.records()] == [1, 2, 3, 4, 5, 6, 8, 9]
+    assert [list(d.lost) for d in recovered.damage] == [[7]]
+    store.close()
+
+
 def _overlaps(good: bytes, target: Path, record: ChangeRecord) -> bool:
     """Whether the damage to `target` (now on disk) touches the line of `record` (or its newline)."""
     line = line_of(record)
