@@ -44,6 +44,10 @@ _DARK = frozenset({"dark", "darkness", "pitch", "see"})
 _ONE = frozenset({"one", "ones"})
 _REMINDER = re.compile(r"\b(?:(?:do\s*n[o']?t|never)\s+forget|remember|be\s+sure)\s+(?:to\s+)?", re.IGNORECASE)
 """Words that only remind ("don't forget to close the fridge", "remember to"): no negation of what follows."""
+_BECAUSE_IT_IS = re.compile(r",\s*(?:it|they)(?:['\u2019](?:s|re)|\s+is|\s+are)\s+(?:so\s+|really\s+|very\s+|all\s+|"
+                            r"pretty\s+)?(?:dirty|filthy|grubby|greasy)\s*[.!]?\s*$", re.IGNORECASE)
+""""Put the bowl in the dishwasher, it's dirty": why, not what is asked (the bowl is to stay dirty or not as the
+request's own verb says)."""
 _WHEN = re.compile(r"\s+(?:right\s+now|right\s+away|straight\s+away|asap|at\s+once|real\s+quick|when\s+you\s+can|"
                    r"when\s+you\s+get\s+a\s+(?:chance|sec|second|minute|moment))\b", re.IGNORECASE)
 """Words that only say when ("right now", "when you get a chance"): no part of what is asked."""
@@ -65,7 +69,8 @@ _LYING = re.compile(r"\s+(?:(?:that|which)\s+(?:are|is)\s+(?:(?:sitting|lying|st
 _LISTED = re.compile(r",\s+(?=(?:the|my|your|his|her|our)\s[^,.;!?]*\band\b)", re.IGNORECASE)
 """A comma between things listed before "and" ("wash the red cup, the grey mug and the bowl")."""
 _FOR_PERSON = re.compile(r"\b(?P<verb>(?i:get|bring|fetch|grab|take))\s+"
-                         r"(?P<what>(?i:the|a|an|some)\s[^,.;!?]+?)\s+for\s+(?P<person>[A-Z][a-z]+)(?=\s*[.!?]?\s*$)")
+                         r"(?P<what>(?i:the|a|an|some)\s[^,.;!?]+?)\s+for\s+(?P<person>[A-Z][a-z]+|me)"
+                         r"(?=\s*(?:,?\s*please)?\s*[.!?]?\s*$)")
 """"Get the ripe banana for Sarah": bring Sarah the ripe banana (a name with its capital, ending the request)."""
 _WANTS = re.compile(r"^(?P<person>[A-Z][a-z]+)\s+(?:wants|would\s+like|could\s+use|is\s+asking\s+for|asked\s+for)\s+"
                     r"(?:her|his|the|a|an|some)\s+")
@@ -123,7 +128,8 @@ def plain_request(task: str) -> str:
     """The request in plainer words, as the plain reading takes them: reminders dropped ("don't forget to close
     the fridge": close the fridge), words for the whole home dropped ("every light in the house"), what a thing
     needs said as the request to do it ("the pan needs a good scrub": wash the pan)."""
-    text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", _WHEN.sub("", task)))))
+    text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", _WHEN.sub("", _BECAUSE_IT_IS.sub(
+        "", task))))))
     text = _ALL_WASHING.sub("wash all the dirty dishes", _WASHING_UP.sub("wash ", text))
     text = _GO_FOR.sub("bring me the ", _CAN_I_HAVE.sub("bring me ", _PITCH.sub("dark", text)))
     text = _PUT_ON.sub(lambda m: f"turn on {m['what']}", text)

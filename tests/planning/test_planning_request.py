@@ -83,6 +83,9 @@ def reading(text: str, speaker: str | None = None):
      "(and (not (dirty purple_plate_1)) (not (dirty wine_glass_1)))"),
     ("I could really go for the small yogurt from fridge 1 right now.", "jessica", "(has jessica small_yogurt_1)"),
     ("I'd like the small yogurt from kitchen 1.", "jessica", "(has jessica small_yogurt_1)"),
+    ("Could you get the water bottle for me?", "jessica", "(has jessica water_bottle_1)"),
+    ("Put the purple plate in the dishwasher in kitchen 2, it's dirty.", None,
+     "(inside purple_plate_1 dishwasher_2)"),  # why, not what is asked
     ("Can I have the small yogurt from the fridge in kitchen 1, please?", "jessica", "(has jessica small_yogurt_1)"),
     ("Put the yellow cup and the purple plate in the dishwasher in kitchen 2.", None,
      "(and (inside purple_plate_1 dishwasher_2) (inside yellow_cup_1 dishwasher_2))"),
