@@ -6,10 +6,10 @@ Six splits on disjoint houses: DEV (tune on it), TEST (report it; its failures w
 a clean held-out measure), HOLDOUT (written later, on houses of its own, only ever reported; its failures were read
 too by now), HOLDOUT2 (written blind on 2026-11-24; run and read that day, so no longer clean either), HOLDOUT3
 (written blind later that day, run once and read: not clean) and HOLDOUT4 (written blind in the evening session of
-2026-11-24 on new houses: the next clean measure; nobody reads its texts or results to tune). Each held-out split
-(`HELD_OUT`) lives in a cases file of its own beside the main one (``updates.yaml`` -> ``updates-holdout.yaml``,
-``updates-holdout2.yaml`` ... ``updates-holdout4.yaml``, see `holdout_name`), with its own houses, and is loaded
-with it."""
+2026-11-24 on new houses, run once that session and read: not clean either; the next clean measure is a new
+split). Each held-out split (`HELD_OUT`) lives in a cases file of its own beside the main one (``updates.yaml`` ->
+``updates-holdout.yaml``, ``updates-holdout2.yaml`` ... ``updates-holdout4.yaml``, see `holdout_name`), with its
+own houses, and is loaded with it."""
 
 from __future__ import annotations
 
