@@ -240,7 +240,8 @@ def _describing_only(words: list[str], mentions: Sequence[Mention], covered: set
     for m in mentions:
         if m.end >= len(words) or m.end in covered or words[m.end] in known or words[m.end] in STOPWORDS:
             continue
-        nouns = {w for n in m.candidates for w in tokens(noun_phrase_of(label(graph, n)))[-1:]}
+        nouns = {w for n in m.candidates for w in [w for w in tokens(noun_phrase_of(label(graph, n)))
+                                                     if not w.isdigit()][-1:]}  # "bathroom 1": bathroom
         said = set(m.words.split())
         if m.candidates and not said & nouns and not any(w.rstrip("s") in nouns for w in said):
             out.update(range(m.start, m.end))
@@ -273,7 +274,8 @@ def _missing_person(task: str, words: list[str], covered: set[int]) -> str | Non
 def _state_not_for(words: list[str], clause: Clause, mentions: Sequence[Mention], graph: WorldGraph,
                    domain: Domain, lexicon: Lexicon) -> str | None:
     """A state word of the clause ("wash", "open", "off") that fits none of the things the clause names."""
-    things = _things(mentions, clause)
+    things = [m for m in _things(mentions, clause) if not _placed_at(words, m, clause) and not any(
+        _is(graph, domain, n, "room") for n in m.candidates)]  # "the pans in the sink", "dark in here": places
     if not things or _EVERYTHING & set(words[clause.start:clause.end]):
         return None  # "turn off everything in living room 2": the room's things, not the room
     for i in range(clause.start, clause.end):
@@ -289,6 +291,15 @@ def _state_not_for(words: list[str], clause: Clause, mentions: Sequence[Mention]
         return (f"\"{words[i]}\" does not apply to the {label(graph, names[0])}: {' or '.join(sorted(predicates))} "
                 f"is for {' and '.join(sorted(_plural(t) for t in wanted))}, not {_plural(kind)}")
     return None
+
+
+def _placed_at(words: list[str], mention: Mention, clause: Clause) -> bool:
+    """A mention after a word of place ("in the sink"): where something is, not what is acted on ("switch on the
+    lamp": "on" right after the verb is part of it)."""
+    i = mention.start - 1
+    while i >= 0 and words[i] in DETERMINERS:
+        i -= 1
+    return i >= 0 and words[i] in _PLACE_WORDS and (clause.verb is None or i - 1 > clause.verb)
 
 
 def _plural(noun: str) -> str:

@@ -51,6 +51,8 @@ request's own verb says)."""
 _WHEN = re.compile(r"\s+(?:right\s+now|right\s+away|straight\s+away|asap|at\s+once|real\s+quick|when\s+you\s+can|"
                    r"when\s+you\s+get\s+a\s+(?:chance|sec|second|minute|moment))\b", re.IGNORECASE)
 """Words that only say when ("right now", "when you get a chance"): no part of what is asked."""
+_SHUT_OFF = re.compile(r"\bshut\s+(?=off\b|(?:the|a|my|your|that|this)\s+[^,.;!?]+?\s+off\b)", re.IGNORECASE)
+""""Shut the TV off", "shut off the tap": turn it off (not "shut" as closing)."""
 _CAN_I_HAVE = re.compile(r"\b(?:can|could|may)\s+I\s+(?:please\s+)?(?:have|get)\s+(?=(?:a|an|the|some|my)\s)",
                          re.IGNORECASE)
 """"Can I have a soda?": bring me a soda."""
@@ -131,7 +133,7 @@ def plain_request(task: str) -> str:
     text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", _WHEN.sub("", _BECAUSE_IT_IS.sub(
         "", task))))))
     text = _ALL_WASHING.sub("wash all the dirty dishes", _WASHING_UP.sub("wash ", text))
-    text = _GO_FOR.sub("bring me the ", _CAN_I_HAVE.sub("bring me ", _PITCH.sub("dark", text)))
+    text = _GO_FOR.sub("bring me the ", _CAN_I_HAVE.sub("bring me ", _PITCH.sub("dark", _SHUT_OFF.sub("turn ", text))))
     text = _PUT_ON.sub(lambda m: f"turn on {m['what']}", text)
     text = _SIGN_AFTER.sub(lambda m: f"{m['verb']} {m['sign']} {m['what']}", text)
     text = _WASH_WORDS.sub("wash", _GIVE_A_WASH.sub(lambda m: f"wash {m['what']}", text))

@@ -84,6 +84,10 @@ def reading(text: str, speaker: str | None = None):
     ("I could really go for the small yogurt from fridge 1 right now.", "jessica", "(has jessica small_yogurt_1)"),
     ("I'd like the small yogurt from kitchen 1.", "jessica", "(has jessica small_yogurt_1)"),
     ("Could you get the water bottle for me?", "jessica", "(has jessica water_bottle_1)"),
+    ("Don't leave the dishwasher in kitchen 1 open.", None, "(not (is_open dishwasher_1))"),  # no "kitchen 1 open"
+    ("Please wash the pans sitting in the sink in kitchen 1.", None, "(not (dirty black_frying_pan_1))"),  # the
+    # sink is where they are, not what is washed
+    ("hey can u shut the vanity light off", None, "(not (light_on vanity_light_1))"),  # "shut off" is turning off
     ("Put the purple plate in the dishwasher in kitchen 2, it's dirty.", None,
      "(inside purple_plate_1 dishwasher_2)"),  # why, not what is asked
     ("Can I have the small yogurt from the fridge in kitchen 1, please?", "jessica", "(has jessica small_yogurt_1)"),
