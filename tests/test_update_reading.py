@@ -26,8 +26,9 @@ def house():
     return house_graph(7)
 
 
-def reading(text: str):
-    graph = house()
+def reading(text: str, graph=None):
+    """`text` read plainly in `graph` (default: house 7)."""
+    graph = house() if graph is None else graph
     grounder = Grounder(household(), household_rules())
     return read(text, grounder.ground(text, graph), graph, household(), household_rules(),
                 Lexicon.for_domain(household()))
@@ -94,10 +95,7 @@ def test_the_one_given_to_is_not_the_giver_said_again():
     graph = house().copy()
     graph.add_entity("michael", "person", label="Michael")
     graph.add_fact(F("in_room", "michael", "kitchen_1"))
-    text = "Jessica handed the blue phone she was holding to Michael."
-    grounder = Grounder(household(), household_rules())
-    found = read(text, grounder.ground(text, graph), graph, household(), household_rules(),
-                 Lexicon.for_domain(household()))
+    found = reading("Jessica handed the blue phone she was holding to Michael.", graph)
     assert found is not None and found.stated == [Stated(F("has", "michael", "blue_phone_2"), True)]
 
 
@@ -441,10 +439,7 @@ def test_a_verb_that_is_a_word_of_a_things_name_is_no_verb():
     graph = house().copy()
     graph.add_entity("reading_lamp_1", "light", label="reading lamp")
     graph.add_fact(F("in_room", "reading_lamp_1", "bedroom_2"))
-    text = "Jessica turned on the reading lamp."
-    grounder = Grounder(household(), household_rules())
-    found = read(text, grounder.ground(text, graph), graph, household(), household_rules(),
-                 Lexicon.for_domain(household()))
+    found = reading("Jessica turned on the reading lamp.", graph)
     assert found is not None and set(found.stated) == {Stated(F("light_on", "reading_lamp_1"), True)}
 
 
