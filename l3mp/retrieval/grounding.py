@@ -222,9 +222,8 @@ class _Entity:
     """The words of its label's noun phrase, numbers left out."""
     states: frozenset[tuple[str, bool]] = frozenset()
     """(state predicate, whether it holds) for each state of the lexicon that its type has."""
-    person: bool = False
-    """A person: what "her X" and "his X" can belong to."""
-    room: bool = False
+    kind: str = ""
+    """``person`` (what "her X" can belong to), ``room`` (where someone went), else empty."""
 
 
 class Grounder:
@@ -470,10 +469,10 @@ class Grounder:
         states = frozenset((p, graph.has_fact(Fact(p, (name,)))) for p in self._lexicon.states
                            if (d := self._domain.predicate(p)) is not None and d.arity == 1
                            and self._domain.is_subtype(type_, d.types[0]))
-        person = self._domain.has_type("person") and self._domain.is_subtype(type_, "person")
-        room = self._domain.has_type("room") and self._domain.is_subtype(type_, "room")
+        kind = next((k for k in ("person", "room") if self._domain.has_type(k) and self._domain.is_subtype(type_, k)),
+                    "")
         return _Entity(name, heads, frozenset(describing - STOPWORDS), frozenset(places), numbers,
-                       [w for w in noun_phrase if not _NUMBER.fullmatch(w)], states, person, room)
+                       [w for w in noun_phrase if not _NUMBER.fullmatch(w)], states, kind)
 
     def _ancestors(self, type_: str) -> list[str]:
         out = []
@@ -617,7 +616,8 @@ def _in_the_room_gone_to(mentions: list[Mention], words: list[str], vocabulary: 
     for k, mention in enumerate(out):
         before = words[max(0, mention.start - 3):mention.start]
         if len(mention.candidates) == 1 and any(w in goes for w in before) and not any(
-                w in ("from", "out", "left") for w in before) and _is_room(by_name.get(mention.candidates[0])):
+                w in ("from", "out", "left") for w in before) and mention.candidates[0] in by_name and (
+                by_name[mention.candidates[0]].kind == "room"):
             room = mention.candidates[0]
             continue
         if room is None or len(mention.candidates) < 2 or mention.plural or mention.qualifies is not None or any(
@@ -627,10 +627,6 @@ def _in_the_room_gone_to(mentions: list[Mention], words: list[str], vocabulary: 
         if there and len(there) < len(mention.candidates):
             out[k] = replace(mention, candidates=there, alternatives=there, by_label=False)
     return out
-
-
-def _is_room(entity: _Entity | None) -> bool:
-    return entity is not None and entity.room
 
 
 def _named_before(mentions: list[Mention], words: list[str], narrowed: dict[int, int]) -> list[Mention]:
@@ -698,7 +694,7 @@ def _possessives(mentions: list[Mention], words: list[str], vocabulary: _Vocabul
                     break
         elif thing.start > 0 and words[thing.start - 1] in _THIRD_PERSON and alike(thing):
             people = [m for m in reversed(out[:k]) if len(m.candidates) == 1 and m.entity in by_name
-                      and by_name[m.entity].person]
+                      and by_name[m.entity].kind == "person"]
             holders = {p.entity: held for p in people if (held := tuple(
                 n for n in (*thing.candidates, *thing.broader) if n in by_name
                 and p.entity in by_name[n].places))}  # "gave Sarah her comic book": the one Jessica has
