@@ -50,6 +50,8 @@ _BE = frozenset({"is", "'s", "are", "was", "were", "has", "needs", "need", "look
 _PARTICLES = frozenset({"up", "down", "off", "on", "out", "away", "back", "over", "me", "us", "him", "her", "them"})
 DETERMINERS = frozenset({"the", "a", "an", "some", "my", "your", "his", "her", "their", "our", "this", "that",
                          "these", "those", "every", "all", "each", "any", "both"})
+_REFERS_BACK = frozenset({"it", "them"})
+"""Words of a clause for the things of the clause before it."""
 _PLACE_WORDS = frozenset({"in", "inside", "into", "on", "onto", "to", "at", "from", "with"})
 """Words before a place the request acts with or at ("in the microwave"); not those that only say which thing is
 meant ("the lamp next to the bed", "near the window"): the thing may be there whatever the memory calls the place."""
@@ -98,17 +100,20 @@ def why_impossible(task: str, mentions: Sequence[Mention], graph: WorldGraph, do
     words = tokens(task)
     covered = {i for m in mentions for i in range(m.start, m.end)}
     known = _known_words(graph, lexicon)
+    earlier: Clause | None = None
     for clause in clauses_of(task, words, covered):
         if clause.verb is None:
+            earlier = clause
             continue
         why = (_missing_thing(words, clause, mentions, covered, known, graph, domain)
                or _another_kind(words, clause, mentions, covered, known, graph, domain, lexicon)
-               or _state_not_for(words, clause, mentions, graph, domain, lexicon)
+               or _state_not_for(words, clause, mentions, graph, domain, lexicon, earlier)
                or _nothing_there(words, clause, mentions, graph, domain, rules, lexicon)
                or _not_carried(words, clause, mentions, graph, domain, lexicon)
                or _no_skill(words, clause))
         if why:
             return why
+        earlier = clause
     return _missing_person(task, words, covered)
 
 
@@ -170,7 +175,12 @@ def _missing_thing(words: list[str], clause: Clause, mentions: Sequence[Mention]
                     "for", "please", "that", "which", "who", "except", "excluding", "besides", "but"):
                 break
             phrase.append(j)
-        if not phrase or any(j in covered for j in phrase) or words[phrase[-1]] in NOT_THINGS:
+        if phrase and any(j in covered for j in phrase):
+            contents = _contents_missing(words, phrase[-1] + 1, clause.end, covered, known)
+            if contents:  # "a glass of milk" with no milk: the glass is no substitute
+                return f"there is no {contents} in memory"
+            continue
+        if not phrase or words[phrase[-1]] in NOT_THINGS:
             continue
         if any(words[j] in NOT_THINGS for j in phrase) or words[phrase[-1]] in known:
             continue
@@ -216,6 +226,29 @@ def _another_word_of_its_kind(said: str, mention: Mention, graph: WorldGraph, do
         if len(phrase) < 2 or phrase[-1] != mention.words or phrase[-2] in _GENERIC:
             return False
     return True
+
+
+def _contents_missing(words: list[str], start: int, end: int, covered: set[int], known: set[str]) -> str | None:
+    """The noun after ``of`` that follows a thing of the memory, when no mention covers it and the memory has no
+    word for it ("a glass of milk", "a cup of tea"): what is asked for is the contents, and there is none. Not a
+    thing's part or amount the memory has words for ("a glass of water" with a water bottle)."""
+    while start < end and start in covered:
+        start += 1
+    if start + 1 >= end or words[start] != "of":
+        return None
+    i = start + 1
+    while i < end and words[i] in DETERMINERS:
+        i += 1
+    phrase = []
+    while i < end and len(phrase) < PHRASE_WORDS and words[i] not in STOPWORDS | _PLACE_WORDS | DETERMINERS | {
+            "for", "please", "that", "which", "who"}:
+        phrase.append(i)
+        i += 1
+    if not phrase or any(j in covered for j in phrase) or any(words[j] in NOT_THINGS for j in phrase):
+        return None
+    if words[phrase[-1]] in known or words[phrase[-1]].isdigit():
+        return None
+    return " ".join(words[j] for j in phrase)
 
 
 def _of_a_known_thing(words: list[str], start: int, end: int, covered: set[int]) -> bool:
@@ -272,10 +305,14 @@ def _missing_person(task: str, words: list[str], covered: set[int]) -> str | Non
 
 # ---- a state the thing cannot have ----------------------------------------------------------------------------
 def _state_not_for(words: list[str], clause: Clause, mentions: Sequence[Mention], graph: WorldGraph,
-                   domain: Domain, lexicon: Lexicon) -> str | None:
-    """A state word of the clause ("wash", "open", "off") that fits none of the things the clause names."""
-    things = [m for m in _things(mentions, clause) if not _placed_at(words, m, clause) and not any(
-        _is(graph, domain, n, "room") for n in m.candidates)]  # "the pans in the sink", "dark in here": places
+                   domain: Domain, lexicon: Lexicon, earlier: Clause | None = None) -> str | None:
+    """A state word of the clause ("wash", "open", "off") that fits none of the things the clause names, or, when
+    it names none and says "it" or "them", the things the clause before it names ("the dictionary got jam on it,
+    could you wash it?")."""
+    things = _acted_on(words, clause, mentions, graph, domain)
+    if not things and earlier is not None and _REFERS_BACK & set(words[clause.verb or clause.start:clause.end]):
+        things = [m for m in _things(mentions, earlier) if not any(_is(graph, domain, n, "room") for n in m.candidates)]
+        # "put the plate in the dishwasher and close it": "it" may be any of them, the places too
     if not things or _EVERYTHING & set(words[clause.start:clause.end]):
         return None  # "turn off everything in living room 2": the room's things, not the room
     for i in range(clause.start, clause.end):
@@ -291,6 +328,13 @@ def _state_not_for(words: list[str], clause: Clause, mentions: Sequence[Mention]
         return (f"\"{words[i]}\" does not apply to the {label(graph, names[0])}: {' or '.join(sorted(predicates))} "
                 f"is for {' and '.join(sorted(_plural(t) for t in wanted))}, not {_plural(kind)}")
     return None
+
+
+def _acted_on(words: list[str], clause: Clause, mentions: Sequence[Mention], graph: WorldGraph,
+              domain: Domain) -> list[Mention]:
+    """The clause's things that are no place: not a room, nor after a word of place ("the pans in the sink")."""
+    return [m for m in _things(mentions, clause) if not _placed_at(words, m, clause) and not any(
+        _is(graph, domain, n, "room") for n in m.candidates)]
 
 
 def _placed_at(words: list[str], mention: Mention, clause: Clause) -> bool:
@@ -314,16 +358,15 @@ def _things(mentions: Sequence[Mention], clause: Clause) -> list[Mention]:
 # ---- a thing at a place where there is none ---------------------------------------------------------------------
 def _nothing_there(words: list[str], clause: Clause, mentions: Sequence[Mention], graph: WorldGraph,
                    domain: Domain, rules: RuleSet, lexicon: Lexicon) -> str | None:
-    """``the TV in the kitchen`` when no TV is there: a room after a fixture that none of the fixtures is in. Not
-    after a verb of moving, taking or giving (the place is then where the thing goes or comes from); not for items
-    (they move: the memory may not know yet where it is now) nor for places other than rooms ("the lamp on the
-    desk" stands beside it)."""
-    if (lexicon.moves | lexicon.takes | lexicon.gives) & set(words[clause.start:clause.end]):
-        return None
+    """``the TV in the kitchen`` when no TV is there: a room after a fixture that none of the fixtures is in
+    (fixtures never move, so after a verb of moving too: "put the telly on in the kitchen"). Not for items (they
+    move: the memory may not know yet where it is now, and after a verb of moving the room is where it goes) nor
+    for places other than rooms ("the lamp on the desk" stands beside it)."""
     for thing in _things(mentions, clause):
-        if thing.end >= clause.end or words[thing.end] not in LOCATED:
+        after = thing.end + (thing.end + 1 < clause.end and words[thing.end] in ("on", "off", "up"))
+        if after >= clause.end or words[after] not in LOCATED:  # "put the telly on in the kitchen": one word
             continue
-        place = next((m for m in mentions if thing.end < m.start <= thing.end + 2), None)
+        place = next((m for m in mentions if after < m.start <= after + 2), None)
         if place is None or (place.end < len(words) and words[place.end] == "'s"):
             continue
         at = {*place.candidates, *place.alternatives, *place.broader}

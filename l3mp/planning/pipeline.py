@@ -14,7 +14,9 @@ from l3mp.errors import LLMError, ProblemError
 from l3mp.llm.types import LLM, TokenLedger
 from l3mp.planning.goal import GoalAttempt, GoalGenerator, parse_goal
 from l3mp.planning.planner import PlanOutcome, plan
+from l3mp.planning.execute import ActionEffects
 from l3mp.planning.problem import build_problem
+from l3mp.planning.prune import without_needless_steps
 from l3mp.planning.request import (
     ASKED,
     IMPOSSIBLE,
@@ -146,6 +148,7 @@ class TaskPlanner:
         self.read_requests = read_requests
         """Read plain requests without the LLM (`l3mp.planning.request`); off: every goal is the LLM's."""
         self.grounder = Grounder(world.domain, world.verifier.rules)
+        self._effects = ActionEffects(world.domain)
 
     def plan(self, task: str, *, goal: str | None = None, speaker: str | None = None) -> PlanResult:
         """Plan `task` (said by `speaker`, who "me" is); with `goal` (PDDL) given, no LLM is asked for the goal.
@@ -267,6 +270,12 @@ class TaskPlanner:
             notes.append(_expansion_note(outcome, result.validation, len(context), len(wider)))
             result.expansions += 1
             context = wider
+        if result.validation is not None and result.validation.valid:
+            shorter = without_needless_steps(self.world.domain, graph, result.plan, goal, self._effects)
+            if len(shorter) < len(result.plan):
+                notes.append(f"dropped {len(result.plan) - len(shorter)} step(s) the goal is reached without")
+                result.plan = shorter
+                result.validation = validate_plan(self.world.domain, graph, shorter, goal)
         notes.append(_final_note(result, outcome, graph))
         result.reason = "; ".join(n for n in notes if n)
         return result

@@ -253,6 +253,10 @@ def test_the_planner_widens_a_wash_to_a_sink_the_retrieved_context_does_not_reac
     ("Bring me the counter.", "cannot be moved"),
     ("Please vacuum the living room.", "the robot cannot vacuum"),  # a skill the domain has no action for
     ("Could you iron the atlas?", "the robot cannot iron"),
+    ("Bring Jessica a glass of milk, please.", "there is no milk in memory"),  # the contents, not the glass
+    ("The green dictionary got jam on it, could you wash it?", "dirty is for dishes, not books"),  # "it": the
+    # thing of the clause before
+    ("Put the telly on in the kitchen, please.", "there is no telly in the kitchen in memory (only in living room)"),
 ])
 def test_what_this_home_cannot_do_is_said_so_with_the_reason(text, said):
     found = reading(text)
@@ -278,6 +282,8 @@ def test_what_this_home_cannot_do_is_said_so_with_the_reason(text, said):
     "Turn off the lights, except the one in bedroom 1.",  # "the one": a light, no missing thing
     "Wash the dirty dishes except the ones on the dresser.",  # "except" ends the noun phrase
     "Bring Jessica something to drink from the garage fridge.",  # the fridge is where it is taken from
+    "Put the purple plate in the dishwasher and close it.",  # "it" may be the dishwasher
+    "Bring Jessica a glass of water.",  # water: a word of the memory's labels (the water bottle)
 ])
 def test_words_that_name_no_missing_thing_do_not_make_a_request_impossible(text):
     found = reading(text)
