@@ -12,9 +12,9 @@ from unified_planning.io import PDDLWriter
 
 from l3mp.errors import LLMError, ProblemError
 from l3mp.llm.types import LLM, TokenLedger
+from l3mp.planning.execute import ActionEffects
 from l3mp.planning.goal import GoalAttempt, GoalGenerator, parse_goal
 from l3mp.planning.planner import PlanOutcome, plan
-from l3mp.planning.execute import ActionEffects
 from l3mp.planning.problem import build_problem
 from l3mp.planning.prune import without_needless_steps
 from l3mp.planning.request import (

@@ -3,10 +3,10 @@
 Satisficing planners (LAPKT's BFWS, Fast Downward's lazy greedy search) may return a valid plan with steps that
 serve nothing, and some of them leave the home changed for no reason: "wash the red plate" once came back with the
 robot first turning on the bathroom tap it stood beside, and leaving it running. Greedy action elimination removes
-such steps: drop one step (or two in a row), and keep the shorter plan when every remaining step can still be taken in the full state
-and the goal still holds at the end; repeat until no single step can go. Steps are tried on the compiled action
-effects (`ActionEffects`, microseconds per step); only a shorter plan that runs is validated with unified-planning.
-Two steps in a row are tried together too (`WINDOW`).
+such steps: drop one step, or two in a row (`WINDOW`), and keep the shorter plan when every remaining step can
+still be taken in the full state and the goal still holds at the end; repeat until nothing more can go. Steps are
+tried on the compiled action effects (`ActionEffects`, microseconds per step); only a shorter plan that runs is
+validated with unified-planning.
 """
 
 from __future__ import annotations
