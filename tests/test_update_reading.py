@@ -354,6 +354,8 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
      {F("has", "jessica", "small_juice_box_1")}),
     ("Jessica went to kitchen 2 and opened the fridge.",  # the fridge of the room she went to
      {F("in_room", "jessica", "kitchen_1")}, {F("in_room", "jessica", "kitchen_2"), F("is_open", "fridge_2")}),
+    ("Jessica wandered through to kitchen 2 and opened the fridge.",  # words between the verb and the room
+     {F("in_room", "jessica", "kitchen_1")}, {F("in_room", "jessica", "kitchen_2"), F("is_open", "fridge_2")}),
     ("someone left pantry 3 in kitchen 2 open again", set(), {F("is_open", "pantry_3")}),  # how it was left
     ("the dishwasher in kitchen 2's open now", set(), {F("is_open", "dishwasher_2")}),  # "'s" for "is"
     ("The bedside lamp in bedroom 1 isn't on anymore.", {F("light_on", "bedside_lamp_1")}, set()),

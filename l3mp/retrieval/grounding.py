@@ -25,7 +25,7 @@ from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
 from l3mp.errors import DomainError
-from l3mp.retrieval import spelling
+from l3mp.retrieval import sayings, spelling
 from l3mp.world.graph import WorldGraph
 
 _TOKEN = re.compile(r"[a-z0-9]+|'s\b")
@@ -90,6 +90,9 @@ class Lexicon:
     """Other words of reports and requests that a misspelt word may be read as (`l3mp.retrieval.spelling`)."""
     not_misspelt: frozenset[str] = frozenset()
     """Real words one edit from a known word, never read as it ("beside" is not "bedside")."""
+    sayings: dict[str, str] = field(default_factory=dict)
+    """Other words for things of the home -> the words of their labels ("big light" -> "overhead light"; see
+    `l3mp.retrieval.sayings`)."""
 
     @cached_property
     def state_words(self) -> frozenset[str]:
@@ -116,11 +119,13 @@ def _lexicon(domain_source: str) -> Lexicon:
         return Lexicon(types, frozenset(str(w).lower() for w in data.get("all") or ()),
                        frozenset(str(t) for t in data.get("covered") or ()), states,
                        *(frozenset(str(w).lower() for w in data.get(key) or ())
-                         for key in ("moves", "takes", "gives", "goes", "answers", "words", "not_misspelt")))
+                         for key in ("moves", "takes", "gives", "goes", "answers", "words", "not_misspelt")),
+                       {str(k).lower(): str(v).lower() for k, v in (data.get("sayings") or {}).items()})
     except (OSError, yaml.YAMLError, AttributeError, TypeError) as exc:
         raise DomainError(f"cannot read the lexicon {path}: {exc}; it needs 'types: {{type: [words]}}', "
                           "'all: [words]', 'covered: [types]', 'states: {predicate: {true: [words], false: [words]}}', "
-                          "'moves|takes|gives|goes|answers: [verbs]', 'words|not_misspelt: [words]'"
+                          "'moves|takes|gives|goes|answers: [verbs]', 'words|not_misspelt: [words]', "
+                          "'sayings: {phrase: label words}'"
                           ) from None
 
 
@@ -240,14 +245,21 @@ class Grounder:
 
     def respell(self, text: str, graph: WorldGraph) -> tuple[str, tuple[tuple[str, str], ...]]:
         """`text` with its misspelt words read as words of the home: the graph's names and labels and the
-        lexicon's words (`l3mp.retrieval.spelling`); and what was read as what."""
+        lexicon's words (`l3mp.retrieval.spelling`), and other words for things of the home read as their labels'
+        words (`l3mp.retrieval.sayings`: "the big light", "left the water running"); and what was read as what."""
         lex = self._lexicon
         known = set(lex.words) | lex.all_words | lex.state_words | lex.moves | lex.takes | lex.gives | lex.goes
         known |= lex.answers | {w for words in lex.type_words.values() for w in words}
+        labels = []
         for name in graph.entities():
             known.update(tokens(name.replace("_", " ")))
-            known.update(tokens(str(graph.entity_attrs(name).get("label") or "")))
-        return spelling.respell(text, known, STOPWORDS | QUALIFIERS | lex.not_misspelt)
+            labels.append(" ".join(tokens(str(graph.entity_attrs(name).get("label") or ""))))
+            known.update(labels[-1].split())
+        text, respelt = spelling.respell(text, known, STOPWORDS | QUALIFIERS | lex.not_misspelt)
+        faucet = self._domain.has_type("faucet") and any(
+            self._domain.is_subtype(graph.entity_type(n) or "", "faucet") for n in graph.entities())
+        text, said = sayings.read_sayings(text, labels, lex.sayings, faucet)
+        return text, respelt + said
 
     def ground(self, text: str, graph: WorldGraph, entities: Iterable[str] | None = None, *,
                speaker: str | None = None) -> tuple[Mention, ...]:
@@ -606,6 +618,19 @@ _ASIDE = frozenset({"beside", "near", "by", "with", "not", "than"})
 """Words before "the other one" that make it say which thing or place is meant, not a thing that changed."""
 
 
+_ON_THE_WAY_TO = frozenset({"to", "into", "in", "the", "through", "over", "up", "down", "back", "across", "straight",
+                            "off", "upstairs", "downstairs", "right"})
+"""Words between a verb of going and the room gone to ("went through to the living room")."""
+
+
+def _gone_to(words: list[str], start: int, goes: frozenset[str]) -> bool:
+    """Whether a verb of going comes before word `start` with only `_ON_THE_WAY_TO` words between (at most four)."""
+    i = start - 1
+    while i >= 0 and start - i <= 4 and words[i] in _ON_THE_WAY_TO:
+        i -= 1
+    return i >= 0 and words[i] in goes
+
+
 def _in_the_room_gone_to(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary,
                          goes: frozenset[str]) -> list[Mention]:
     """"Michael came into kitchen 2 and opened the fridge": of alike things named after someone went to a room
@@ -614,10 +639,8 @@ def _in_the_room_gone_to(mentions: list[Mention], words: list[str], vocabulary: 
     out = list(mentions)
     room: str | None = None
     for k, mention in enumerate(out):
-        before = words[max(0, mention.start - 3):mention.start]
-        if len(mention.candidates) == 1 and any(w in goes for w in before) and not any(
-                w in ("from", "out", "left") for w in before) and mention.candidates[0] in by_name and (
-                by_name[mention.candidates[0]].kind == "room"):
+        if len(mention.candidates) == 1 and _gone_to(words, mention.start, goes) and (
+                mention.candidates[0] in by_name and by_name[mention.candidates[0]].kind == "room"):
             room = mention.candidates[0]
             continue
         if room is None or len(mention.candidates) < 2 or mention.plural or mention.qualifies is not None or any(

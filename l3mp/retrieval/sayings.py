@@ -1,0 +1,52 @@
+"""Other words people use for things of the home, read as the words of the memory's labels before grounding.
+
+- A phrase of the lexicon's ``sayings`` (``big light: overhead light``) is read as its label words when the home
+  has a thing whose label holds them and none whose label holds the phrase said: in a home whose main light is
+  the "overhead light", "the big light" is that light; in a home with a lamp labelled "big light" nothing changes.
+- "the water" in words of running or switching ("left the water running", "turned off the water", "the water's
+  on") is the tap (the faucet), when the home has a faucet: nobody switches a drink. "the water bottle" and "a
+  glass of water" are left alone.
+
+Each change is returned as a (said, read as) pair, so that results can say what was read as what, like the
+misspelt words of `l3mp.retrieval.spelling`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+_SWITCHED_WATER = re.compile(
+    r"\b(?P<before>(?:left|leave|leaves|leaving|turned|turn|turns|turning|switched|switch|shut|ran|run|running|put)"
+    r"\s+(?:on\s+|off\s+)?(?:the|a)\s+)(?P<water>water)\b(?=\s+(?:running|on|off|in|at|back|again)\b|\s*(?:$|[,.;!?])"
+    r"|\s+(?:and|but|then|so)\b)"
+    r"|\b(?P<det>the)\s+(?P<water2>water)(?=(?:\s+(?:is|was|has\s+been|had\s+been)|['\u2019]s)\s+(?:still\s+|now\s+)?"
+    r"(?:running|on|off)\b)",
+    re.IGNORECASE)
+""""the water" as the tap: after a verb of running or switching, or before "is running / on / off"."""
+TAP = "tap"
+
+
+def read_sayings(text: str, labels: Iterable[str], sayings: Mapping[str, str], has_faucet: bool
+                 ) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """`text` with other words for things of the home read as their labels' words (see the module docstring), and
+    the (said, read as) pairs in the order found. `labels` are the home's labels (lower case), `sayings` the
+    lexicon's phrase -> label words."""
+    said_labels = [f" {label.lower()} " for label in labels]
+    changed: list[tuple[str, str]] = []
+    for phrase, meant in sayings.items():
+        pattern = re.compile(rf"\b{re.escape(phrase)}\b", re.IGNORECASE)
+        if not pattern.search(text):
+            continue
+        if any(f" {phrase} " in label for label in said_labels) or not any(
+                f" {meant} " in label for label in said_labels):
+            continue
+        text = pattern.sub(meant, text)
+        changed.append((phrase, meant))
+    if has_faucet:
+        found = _SWITCHED_WATER.search(text)
+        if found is not None:
+            text = _SWITCHED_WATER.sub(lambda m: f"{m['before']}{TAP}" if m["before"] is not None
+                                       else f"{m['det']} {TAP}", text)
+            changed.append(("water", TAP))
+    return text, tuple(changed)
