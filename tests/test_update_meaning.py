@@ -82,6 +82,20 @@ def test_a_state_the_text_names_is_added_when_the_answer_left_it_out():
     assert notes == ["added (is_open fridge1): the text says so"]
 
 
+@pytest.mark.parametrize("text", [
+    "Alice is frying eggs in the mug, she'll wash it later.",  # what is yet to be is no state now
+    "Alice made soup in the mug and it needs a wash.",
+])
+def test_a_state_word_of_what_is_yet_to_happen_mends_nothing(text):
+    graph = house_graph()
+    graph.remove_fact(F("dirty", "mug1"))
+    grounder = Grounder(household(), household_rules())
+    dirty = [Stated(F("dirty", "mug1"), True)]
+    kept, notes = repair(dirty, grounder.ground(text, graph), text, Lexicon.for_domain(household()),
+                         household_rules(), graph, household())
+    assert kept == dirty and notes == []
+
+
 def test_among_alike_places_the_one_where_the_rest_of_the_event_happens_is_taken():
     from l3mp_sim.house import generate_house
 

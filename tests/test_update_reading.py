@@ -370,6 +370,12 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
     ("Jessica turned on the overhead light in the garage on her way to the workbench.", set(),
      {F("light_on", "overhead_light_5")}),  # where she was going is no event
     ("Jessica is making porridge in the purple saucepan.", set(), {F("dirty", "purple_saucepan_1")}),
+    ("Jessica had her lunch off the yellow plate.", set(), {F("dirty", "yellow_plate_1")}),  # a meal: no thing
+    ("Jessica had a drink of water out of the black cup.", set(), {F("dirty", "black_cup_1")}),
+    ("Jessica drank some iced tea from the fridge in kitchen 2.",  # the fridge is where it was kept: she has it
+     {F("inside", "large_iced_tea_1", "fridge_2")}, {F("has", "jessica", "large_iced_tea_1")}),
+    ("Jessica finished off the sparkling water.", {F("on", "sparkling_water_1", "side_table_2")},
+     {F("has", "jessica", "sparkling_water_1")}),
     ("Jessica washed the wine glass, the purple plate and the black frying pan.",  # a list with commas
      {F("dirty", "wine_glass_1"), F("dirty", "purple_plate_1"), F("dirty", "black_frying_pan_1")}, set()),
     ("Jessica put the black cup, the yellow plate and the atlas on the kitchen table in kitchen 1.",

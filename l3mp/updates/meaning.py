@@ -101,17 +101,27 @@ def report_part(text: str) -> tuple[str, tuple[str, ...]]:
     return " ".join(kept), tuple(dropped + questions)
 
 
+_MEALS = ("dinner", "lunch", "breakfast", "supper", "tea", "meal", "snack", "brunch", "dessert", "pudding", "food",
+          "drink", "coffee", "cereal", "soup")
+"""Words for a meal or a drink after "his", "her" ... ("had his dinner off the plate"): no thing of the memory."""
+_NOT_DISHES = ("fridge", "freezer", "cupboard", "pantry", "cabinet", "counter", "table", "shelf", "island", "dresser",
+               "desk", "nightstand", "side", "coffee", "kitchen", "bag", "box", "packet", "carton", "tin")
+"""Nouns after "from the" that are where food or drink is kept, not a dish eaten from."""
 _EATEN_FROM = re.compile(
     r"\b(?:(had|has had|have had)|(ate|eaten|drank|drunk|sipped))\s+(?:(?:a|an|some|bit of|little)\s+)*"
-    r"(?!the\b|his\b|her\b|their\b|my\b|its\b|your\b|our\b)[a-z]+(?:\s+[a-z]+)?\s+(out of|from|in)\s+"
-    r"(?=(?:the|a|an|his|her|their|my|your|our)\b)", re.IGNORECASE)
+    r"(?:(?:his|her|their|my|your|our)\s+(?=(?:" + "|".join(_MEALS) + r")\b))?"
+    r"(?!the\b|his\b|her\b|their\b|my\b|its\b|your\b|our\b)[a-z]+(?:\s+(?:of\s+)?[a-z]+)?\s+"
+    r"(out of|from|in|off)\s+"
+    r"(?=(?:the|a|an|his|her|their|my|your|our)\s+(?!" + "|".join(_NOT_DISHES) + r")\b)", re.IGNORECASE)
 
 
 def eaten_from(text: str) -> str:
     """The text with what someone ate or drank out of a dish left out, and "had" said as "ate": "had porridge out of
-    the green bowl" -> "ate out of the green bowl" (the dish is dirty; the food is not a thing the memory has, and
-    "porridge" or "a salad" must not be taken for the salad bowl). "had the yogurt from the fridge" is left as it
-    is."""
+    the green bowl" -> "ate out of the green bowl", "had his dinner off the plate" -> "ate off the plate", "had a
+    drink of water from the glass" -> "ate from the glass" (the dish is dirty; the food is not a thing the memory
+    has, and "porridge" or "a salad" must not be taken for the salad bowl). "had the yogurt from the fridge" and
+    "drank some juice from the fridge" (a place things are kept in, `_NOT_DISHES`: what was drunk is taken from
+    it) are left as they are."""
     return _EATEN_FROM.sub(lambda m: f"{'ate' if m.group(1) else m.group(2)} "
                                      f"{'out of' if m.group(3).lower() == 'in' else m.group(3)} ", text)
 
@@ -131,12 +141,22 @@ _LEFT_IN_STATE = re.compile(
     r"\b(?P<verb>left|leaves)\s+(?P<what>(?:the|a|an|his|her|their|my|our)\s+[^,.;!?]+?)\s+(?P<state>on|running|open)"
     r"\s+(?P<where>(?:in|at|inside)\s+[^,.;!?]+?)(?=\s*(?:$|[,.;!?]|and\b|but\b|again\b))", re.IGNORECASE)
 """"left the light on in the garage": left the light in the garage on (the place says which light)."""
+_PICKED_UP_RINGING = re.compile(
+    r"\b(?:picked\s+up|picks\s+up|picking\s+up|grabbed|took|answered)\s+(?P<det>the|a|an|his|her|their|my|our)\s+"
+    r"(?:ringing\s+(?P<noun>[a-z]+(?:\s+(?!that\b|which\b)[a-z]+)?)"
+    r"|(?P<noun2>[a-z]+(?:\s+[a-z]+)?)\s+(?:that|which)(?:\s+(?:was|is)|'s)\s+(?:still\s+)?ringing)\b",
+    re.IGNORECASE)
+""""picked up the phone that was ringing", "grabbed the ringing phone": answered it."""
+_FINISHED = re.compile(r"\b(?:finished|polished|finishing)\s+(?:off|up)\s+(?=(?:the|his|her|their|my|our)\s)",
+                       re.IGNORECASE)
+""""finished off the bottle of wine": is having it (the one who finished it has it)."""
 _ATE = re.compile(
     r"\b(?P<verb>ate|drank)\s+(?=(?:the|a|an|his|her|their|my|our|some)\s|(?:it|them)\b)"
-    r"(?![^,.;!?]*\b(?:off|out\s+of|with|on|in)\s)",
+    r"(?![^,.;!?]*\b(?:off|out\s+of|with|on)\s)(?!(?:(?!\bfrom\b)[^,.;!?])*\bin\s)",
     re.IGNORECASE)
 """"ate the orange from the counter": is eating it (the person has it), unless it was eaten off, out of or with a
-dish (then the dish is dirty: the model or `eaten_from` reads that)."""
+dish (then the dish is dirty: the model or `eaten_from` reads that); "in" after "from" says where it was kept
+("from the fridge in kitchen 2")."""
 
 
 _HAS_BEEN = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:been|gone|just\s+been|already\s+been)\b)", re.IGNORECASE)
@@ -172,12 +192,15 @@ def plain_report(text: str) -> str:
     """The report in the plainer words the reading takes (`eaten_from` first): a relative clause that says where or
     in what state a thing is becomes a qualifier ("the bag of chips that was on the island" -> "the bag of chips on
     the island", "the cupboard that was open" -> "the open cupboard"), "left the light on in the garage" -> "left
-    the light in the garage on", and "ate the orange" -> "is eating the orange" (the one who ate it has it)."""
+    the light in the garage on", and "ate the orange" -> "is eating the orange", "finished off the wine" -> "is having
+    the wine" (the one who ate it has it), and "picked up the phone that was ringing" -> "answered the phone"."""
     text = _GONE_OFF.sub(lambda m: m[1], _OUTTA.sub("out of", _ON_THE_WAY.sub("", eaten_from(text))))
     text = _NOT_STATE.sub(lambda m: f"{m['be']} {_OPPOSITE[m['state'].lower()]}", text)
+    text = _PICKED_UP_RINGING.sub(lambda m: f"answered {m['det']} {m['noun'] or m['noun2']}", text)
     text = _RELATIVE_PLACE.sub(" ", text)
     text = _RELATIVE_STATE.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
     text = _LEFT_IN_STATE.sub(lambda m: f"{m['verb']} {m['what']} {m['where']} {m['state']}", text)
+    text = _FINISHED.sub("is having ", text)
     return _ATE.sub(lambda m: "is eating " if m["verb"].lower() == "ate" else "is drinking ", text)
 
 
@@ -642,7 +665,8 @@ def _missing_states(stated: list[Stated], mentions: Sequence[Mention], words: li
             if declared is None or declared.arity != 1 or fact in said or not domain.is_subtype(
                     graph.entity_type(entity) or "", declared.types[0]):
                 continue
-            found = signs_in(words, *_clause(words, mention.start, mention.end), signs)
+            start, end = _clause(words, mention.start, mention.end)
+            found = signs_in(words, start, _before_a_plan(words, start, end), signs)
             if len(found) == 1:
                 literal = Stated(fact, found.pop())
                 if literal.is_change(graph):
@@ -684,6 +708,7 @@ def _signed(literal: Stated, mentions: Sequence[Mention], words: list[str], lexi
     if not spans:
         return literal
     start, end = _clause(words, spans[0].start, spans[0].end)
+    end = _before_a_plan(words, start, end)
     found = signs_in(words, start, end, signs)
     if not found:  # "picked up the phone and took the call": a clause that names nothing else
         found = set().union(*(signs_in(words, start, end, signs) for start, end in clauses(words)
@@ -703,6 +728,17 @@ def _signed(literal: Stated, mentions: Sequence[Mention], words: list[str], lexi
     return literal
 
 
+_PLANNED = frozenset({"will", "ll", "gonna", "going", "should", "must", "needs", "need", "wants", "want", "plans",
+                      "planning", "might", "may", "later", "tomorrow", "meaning", "about"})
+"""Words after which a clause tells what is yet to happen ("she'll clean it later", "it needs a wash"): no state
+word after them says how a thing is now."""
+
+
+def _before_a_plan(words: list[str], start: int, end: int) -> int:
+    """`end`, or the index of the first `_PLANNED` word in [start, end): what is said from there is yet to be."""
+    return next((i for i in range(start, end) if words[i] in _PLANNED), end)
+
+
 def _acted_on_later(words: list[str], after: int, signs: dict[bool, frozenset[str]], lexicon: Lexicon) -> set[bool]:
     """The signs of what the last later clause does to "it" / "them" that bears on this state (a state word of it;
     for a state that answering ends, a verb of answering or taking: "was ringing, so Jessica picked it up" is
@@ -713,6 +749,7 @@ def _acted_on_later(words: list[str], after: int, signs: dict[bool, frozenset[st
     for start, end in clauses(words):
         bare = all(w in states or w in ("again", "then") for w in words[start:end])  # "turned it on | and off"
         if start >= after and ({"it", "them"} & set(words[start:end]) or bare):
+            end = _before_a_plan(words, start, end)  # "and it needs a wash": yet to be
             said = signs_in(words, start, end, signs) or ({False} if verbs & set(words[start:end]) else set())
             out = said or out
     return out
