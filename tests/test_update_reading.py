@@ -13,7 +13,7 @@ from l3mp.errors import LLMError
 from l3mp.llm.types import LLM, LLMReply, Usage
 from l3mp.retrieval import make_retriever
 from l3mp.retrieval.grounding import Grounder, Lexicon
-from l3mp.updates import APPLIED, ASKED, NO_CHANGE, NLUpdater
+from l3mp.updates import APPLIED, ASKED, DECLINED, NO_CHANGE, NLUpdater
 from l3mp.updates.meaning import Stated, eaten_from, plain_report, repair
 from l3mp.updates.reading import read, read_parts
 from l3mp.world.delta import state_delta
@@ -149,6 +149,19 @@ def test_the_updater_applies_a_plain_report_without_a_model_call():
     assert set(result.record.delta.remove) == {F("on", "water_bottle_1", "shelf_1")}
     again = nl.update("The thick magazine is on the side table.")
     assert again.outcome == NO_CHANGE and again.record is None
+
+
+def test_a_plain_report_is_read_before_a_retrieval_that_would_ask_the_model():
+    # "sleep" names nothing of the home: the search retrieval would ask the model for a query graph (this model
+    # fails any call), but the report reads plainly over the whole graph, aside and all
+    nl = _updater()
+    result = nl.update("Jessica switched the vanity light in the bathroom off, she's going to sleep.")
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
+    assert set(result.record.delta.remove) == {F("light_on", "vanity_light_1")} and not result.record.delta.add
+    assert result.retrieved.details["query_source"] == "read" and "vanity_light_1" in result.retrieved.entities
+    # a report that does not read plainly still goes the usual way (here: the retrieval asks the model)
+    hid = nl.update("Jessica hid the atlas behind the sofa cushions.")
+    assert hid.outcome == DECLINED and "retrieval failed" in hid.reason and hid.attempts == ()
 
 
 def test_alike_things_the_state_cannot_tell_apart_are_asked_about_without_a_model_call():

@@ -184,6 +184,10 @@ class _Run:
             if meaning.is_question(self.report):
                 return self.result(DECLINED, "this is a question, not a report of a change; nothing recorded")
             self.report = meaning.eaten_from(meaning.contracted(self.report))
+            if u.read_text:
+                early = self.read_first()
+                if early is not None:
+                    return early
         try:
             self.retrieved = u.retriever.retrieve(self.report, self.graph, ledger=self.ledger)
         except LLMError as exc:
@@ -241,15 +245,50 @@ class _Run:
         return self.result(DECLINED, f"no valid update after {len(self.attempts)} attempt(s): "
                                      + "; ".join(self.attempts[-1].problems))
 
-    def plainer(self) -> None:
+    def read_first(self) -> UpdateResult | None:
+        """The result of reading the text plainly over the whole graph, before any retrieval: a retrieval that
+        would ask the model (a word of the text that names nothing of the home, as in "..., he's going to sleep")
+        is not needed when the text reads plainly. None (and nothing kept of the try) when it does not read so, or
+        its reading is not settled without the model: the usual way then runs."""
+        u = self.u
+        assert u.grounder is not None
+        report = self.report
+        self.mentions = u.grounder.ground(report, self.graph)
+        self.plainer(context=False)
+        allowed = meaning.allowed_entities(self.mentions, self.graph, self.report)
+        read = None
+        if allowed and not meaning.only_new_things(self.report, self.mentions, self.graph, u.world.domain,
+                                                   u.grounder.lexicon.covered) and not meaning.about_the_robot(
+                self.mentions, self.graph, u.world.domain):
+            read = reading.read(self.report, self.mentions, self.graph, u.world.domain, u.world.verifier.rules,
+                                u.grounder.lexicon)
+        if read is not None:
+            named = frozenset(n for m in self.mentions for n in m.candidates)
+            self.retrieved = Retrieved(u.retriever.mode, named, frozenset(),
+                                       {"query_source": "read", "selected": sorted(named)})
+            if not read.stated:
+                self.note(0, READ_FROM_TEXT, [], Delta(), (), (0, 0, time.perf_counter()))
+                return self.result(NO_CHANGE, "nothing to record: the text says where things already are")
+            step = self.judge(0, READ_FROM_TEXT, read.stated, (0, 0, time.perf_counter()), allowed,
+                              settled=read.settled)
+            if step is not None:
+                return step
+        self.report, self.mentions, self.attempts, self.mended = report, (), [], []
+        self.retrieved = Retrieved(u.retriever.mode, frozenset(), frozenset())
+        self.unsure = False
+        return None
+
+    def plainer(self, *, context: bool = True) -> None:
         """Read the report in plainer words (`meaning.plain_report`: "the cupboard that was open" -> "the open
-        cupboard") when they read plainly as a whole; else the model gets the words as they were said."""
+        cupboard") when they read plainly as a whole; else the model gets the words as they were said. The words
+        are grounded over the retrieved context, or (`context` False) over the whole graph."""
         u = self.u
         plain = meaning.plain_report(self.report)
         if plain == self.report:
             return
         assert u.grounder is not None
-        mentions = u.grounder.ground(plain, self.graph, context_entities(self.graph, self.retrieved))
+        mentions = u.grounder.ground(plain, self.graph, context_entities(self.graph, self.retrieved)
+                                     if context else None)
         if reading.read(plain, mentions, self.graph, u.world.domain, u.world.verifier.rules,
                         u.grounder.lexicon) is not None:
             self.report, self.mentions = plain, mentions
