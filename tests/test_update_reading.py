@@ -108,6 +108,7 @@ def test_a_thing_said_to_be_where_one_of_its_kind_already_is_is_no_news():
     "Jessica did not switch off the vanity light.",  # a negation
     "Jessica is going to put the yellow plate in the dishwasher.",  # a plan, not an event
     "Jessica bought a new toaster and put it on the counter.",  # something new
+    "Jessica brought home a melon and put it on the counter.",  # "it" is the new thing, not in memory
     "Jessica switched off all the lights in the bedroom.",  # several things: the model lists them
     "Jessica hid the atlas.",  # a verb the reader does not know leaves the atlas unexplained
     "Jessica left the atlas in bedroom 1.",  # a room is no place for a book in this domain
@@ -384,6 +385,9 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
      {F("light_on", "overhead_light_5")}),  # where she was going is no event
     ("Jessica is making porridge in the purple saucepan.", set(), {F("dirty", "purple_saucepan_1")}),
     ("Jessica had her lunch off the yellow plate.", set(), {F("dirty", "yellow_plate_1")}),  # a meal: no thing
+    ("Jessica brought home a watermelon and put the atlas on the kitchen table in kitchen 1.",  # the new thing: an
+     {F("on", "atlas_1", "bookshelf_2")}, {F("on", "atlas_1", "kitchen_table_1")}),  # aside (language adds none)
+    ("Jessica's going to bed, she turned off the desk lamp in bedroom 2.", {F("light_on", "desk_lamp_1")}, set()),
     ("Jessica had a drink of water out of the black cup.", set(), {F("dirty", "black_cup_1")}),
     ("Jessica drank some iced tea from the fridge in kitchen 2.",  # the fridge is where it was kept: she has it
      {F("inside", "large_iced_tea_1", "fridge_2")}, {F("has", "jessica", "large_iced_tea_1")}),

@@ -90,13 +90,15 @@ def read(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Doma
     banana"): the literals are what must hold once it is done, "me" is `speaker`, and "all the X" names each."""
     words = tokens(text)
     blockers = _REQUEST_BLOCKERS if request else _NEGATIONS | _NEW
-    aside = (set() if request else _asides(text, words, mentions, lexicon)) | _got_no_new(words, lexicon)
+    aside = (set() if request else _asides(text, words, mentions, lexicon, graph, domain)) | _got_no_new(
+        words, lexicon)
     if not words or blockers & {w for i, w in enumerate(words) if i not in aside} or _unknown_nouns(
             text, words, mentions, lexicon, aside):
         return None
     if request and any(w.endswith("ing") and i > 0 and words[i - 1] in _BE for i, w in enumerate(words)):
         return None  # "somebody's phone is ringing, get it": says what is so, to ask for something else
-    reader = _Reader(words, mentions, graph, domain, rules, lexicon, request, speaker, pauses(text))
+    reader = _Reader(words, mentions, graph, domain, rules, lexicon, request, speaker, pauses(text),
+                     frozenset(aside) - _got_no_new(words, lexicon))
     return reader.read()
 
 
@@ -112,7 +114,8 @@ def read_parts(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain
     `request`, as `read` reads a request ("put the white plate in the dishwasher and close it": the plate's place,
     whatever the model says; of alike things the first, for the goal's settling to choose among or ask about)."""
     words = tokens(text)
-    aside = (set() if request else _asides(text, words, mentions, lexicon)) | _got_no_new(words, lexicon)
+    aside = (set() if request else _asides(text, words, mentions, lexicon, graph, domain)) | _got_no_new(
+        words, lexicon)
     if not words or (_DOUBT - _NEGATIONS) & set(words):
         return []  # "I think ...", "maybe": nothing is sure; a negation stops only its clause (below)
     unknown = {i for i in unexplained_at(text, mentions) if i not in aside}
@@ -137,29 +140,71 @@ def _got_no_new(words: list[str], lexicon: Lexicon) -> set[int]:
         words[i + 1] in _DETERMINERS or words[i + 1] in lexicon.state_words or words[i + 1].endswith("ed"))}
 
 
-def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: Lexicon) -> set[int]:
-    """The words of the parts of a report after a comma that only say what a person will do or wants: a person
-    pronoun, and no mention, no "it" or "them", no verb or state word of the lexicon, nothing of doubt or negation
-    ("..., he's going to sleep"); such a plan does not stop the plain reading of the rest."""
+def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: Lexicon, graph: WorldGraph,
+            domain: Domain) -> set[int]:
+    """The words of the parts of a report that tell nothing the memory keeps, so that they do not stop the plain
+    reading of the rest:
+
+    - a part after a comma that only says what a person will do or wants: a person pronoun, and no mention, no "it"
+      or "them", no verb or state word of the lexicon, nothing of doubt or negation ("..., he's going to sleep");
+    - the same before a comma, naming a person instead ("Michael's going to sleep, he turned his lamp off");
+    - a clause of a new thing ("brought home a watermelon and put the tomato on the table"): "new" or a noun the
+      grounding did not find after "brought home" or "came home with", and no mention but people (language never
+      adds things; the rest is read)."""
     verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | lexicon.state_words
+    people = {i for m in mentions if m.candidates and all(_is(graph, domain, n, "person") for n in m.candidates)
+              for i in range(m.start, m.end)}
+    named = {i for m in mentions for i in range(m.start, m.end)}
     out: set[int] = set()
     at = 0
-    for part in text.split(","):
+    parts = text.split(",")
+    for k, part in enumerate(parts):
         n = len(tokens(part))
         span = range(at, at + n)
-        if at > 0 and not any(m.start in span for m in mentions) and any(
-                words[i] in _PERSON_PRONOUNS | {"i", "we"} for i in span) and not any(
-                words[i] in _THING_PRONOUNS | _DOUBT or words[i] in verbs for i in span):
+        plain = not any(words[i] in _THING_PRONOUNS | _DOUBT or words[i] in verbs for i in span)
+        after_a_comma = at > 0 and not any(m.start in span for m in mentions) and any(
+            words[i] in _PERSON_PRONOUNS | {"i", "we"} for i in span)
+        before_a_comma = k == 0 and len(parts) > 1 and bool(named & set(span)) and named & set(span) <= people
+        if plain and (after_a_comma or before_a_comma):
             out.update(span)
         at += n
-    return out if at == len(words) else set()
+    if at != len(words):
+        return set()
+    for start, end in clauses(words, pauses(text)):
+        span = set(range(start, end))
+        if named & span <= people and _tells_of_a_new_thing(words, start, end, named):
+            out |= span
+    return out
+
+
+_HOME_WITH = (("brought", "home"), ("came", "home"), ("got", "home"), ("bought",))
+
+
+def _tells_of_a_new_thing(words: list[str], start: int, end: int, named: set[int]) -> bool:
+    """Whether the clause has "new" or "another" before a noun, or brings home something the grounding did not
+    find ("brought home a watermelon", "came home with some headphones")."""
+    for i in range(start, end):
+        if words[i] in ("new", "another") and i + 1 < end and i + 1 not in named:
+            return True
+        for lead in _HOME_WITH:
+            if tuple(words[i:i + len(lead)]) == lead:
+                after = [j for j in range(i + len(lead), end) if words[j] not in _DETERMINERS | {"with", "some"}]
+                return bool(after) and after[0] not in named
+    return False
+
+
+def _is(graph: WorldGraph, domain: Domain, name: str, kind: str) -> bool:
+    return domain.has_type(kind) and domain.is_subtype(graph.entity_type(name) or "", kind)
 
 
 class _Reader:
     def __init__(self, words: list[str], mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
                  rules: RuleSet, lexicon: Lexicon, request: bool = False, speaker: str | None = None,
-                 stops: frozenset[int] = frozenset()) -> None:
+                 stops: frozenset[int] = frozenset(), aside: frozenset[int] = frozenset()) -> None:
         self.request = request
+        self.aside = aside
+        """The words of the parts that tell nothing the memory keeps (`_asides`): their clauses are not read, but
+        a person they name may be who does what follows ("Jessica brought home a melon and put ...")."""
         self.speaker = speaker if speaker and graph.has_entity(speaker) else None
         self.words = words
         self.sign_words = outside_mentions(words, mentions)
@@ -193,6 +238,9 @@ class _Reader:
             return None  # "all the books": the model lists them (a few, "both wine glasses", are read)
         subject: _Thing | None = None
         for start, end in self._clauses():
+            if self.aside >= set(range(start, end)):
+                subject = next((t for t in self.things if start <= t.start < end and t.kind == "person"), subject)
+                continue
             things = self._things_in(start, end)
             if things is None:
                 return None
