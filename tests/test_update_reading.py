@@ -385,6 +385,11 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
      {F("light_on", "overhead_light_5")}),  # where she was going is no event
     ("Jessica is making porridge in the purple saucepan.", set(), {F("dirty", "purple_saucepan_1")}),
     ("Jessica had her lunch off the yellow plate.", set(), {F("dirty", "yellow_plate_1")}),  # a meal: no thing
+    ("Jessica rinsed the wine glass out.", {F("dirty", "wine_glass_1")}, set()),  # "out": no light going out
+    ("The purple plate on Jessica's counter has been washed.", {F("dirty", "purple_plate_1")}, set()),  # "on X's":
+    # a place, no state word
+    ("Jessica took the atlas from the bookshelf in bedroom 1 to the kitchen table in kitchen 1.",  # taken there
+     {F("on", "atlas_1", "bookshelf_2")}, {F("on", "atlas_1", "kitchen_table_1")}),
     ("Jessica brought home a watermelon and put the atlas on the kitchen table in kitchen 1.",  # the new thing: an
      {F("on", "atlas_1", "bookshelf_2")}, {F("on", "atlas_1", "kitchen_table_1")}),  # aside (language adds none)
     ("Jessica's going to bed, she turned off the desk lamp in bedroom 2.", {F("light_on", "desk_lamp_1")}, set()),

@@ -147,6 +147,10 @@ _PICKED_UP_RINGING = re.compile(
     r"|(?P<noun2>[a-z]+(?:\s+[a-z]+)?)\s+(?:that|which)(?:\s+(?:was|is)|'s)\s+(?:still\s+)?ringing)\b",
     re.IGNORECASE)
 """"picked up the phone that was ringing", "grabbed the ringing phone": answered it."""
+_RINSED_OUT = re.compile(r"\b(?P<verb>rinsed|washed|cleaned|scrubbed|wiped)"
+                         r"(?P<what>\s+(?:the|his|her|their|my|our|a|it|them)(?:\s+[a-z0-9]+){0,4}?)?\s+out\b(?!\s+of\b)",
+                         re.IGNORECASE)
+""""rinsed the cup out", "washed out the mug": rinsed the cup ("out" is no light going out)."""
 _FINISHED = re.compile(r"\b(?:finished|polished|finishing)\s+(?:off|up)\s+(?=(?:the|his|her|their|my|our)\s)",
                        re.IGNORECASE)
 """"finished off the bottle of wine": is having it (the one who finished it has it)."""
@@ -200,7 +204,7 @@ def plain_report(text: str) -> str:
     text = _RELATIVE_PLACE.sub(" ", text)
     text = _RELATIVE_STATE.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
     text = _LEFT_IN_STATE.sub(lambda m: f"{m['verb']} {m['what']} {m['where']} {m['state']}", text)
-    text = _FINISHED.sub("is having ", text)
+    text = _FINISHED.sub("is having ", _RINSED_OUT.sub(lambda m: m["verb"] + (m["what"] or ""), text))
     return _ATE.sub(lambda m: "is eating " if m["verb"].lower() == "ate" else "is drinking ", text)
 
 
@@ -677,12 +681,18 @@ def _missing_states(stated: list[Stated], mentions: Sequence[Mention], words: li
 
 def signs_in(words: list[str], start: int, end: int, signs: dict[bool, frozenset[str]]) -> set[bool]:
     """The signs (True: holds now, False: stopped) that the words in [start, end) give a state; "on the" is a
-    place ("put it on the table", "took it off the shelf", "out of the fridge") unless a verb of switching says it
-    ("turned on the TV"); "stopped ringing" says the opposite of "ringing"."""
+    place ("put it on the table", "took it off the shelf", "out of the fridge", "on Michael's desk") unless a verb
+    of switching says it ("turned on the TV"); "stopped ringing" says the opposite of "ringing"."""
     return {truth != (i > 0 and words[i - 1] in _STOPPED) for i in range(start, end)
             for truth, said in signs.items() if words[i] in said and not (
-                words[i] in _PREPOSITIONS and i + 1 < len(words) and words[i + 1] in DETERMINERS | {"of"} and not (
+                words[i] in _PREPOSITIONS and i + 1 < len(words) and (words[i + 1] in DETERMINERS | {"of"} or (
+                    i + 2 < len(words) and words[i + 2] == "'s" and words[i + 1] not in _NOT_OWNERS)) and not (
                     i > 0 and words[i - 1] in _SWITCHES))}
+
+
+_NOT_OWNERS = frozenset({"he", "she", "it", "they", "that", "there", "here", "what", "who", "where", "everyone",
+                         "everything", "someone", "somebody", "nobody", "one"})
+"""Words before "'s" that are no owner ("turned it off, she's ..."): "'s" is "is" or "has" there."""
 
 
 def _said(literal: Stated, words: list[str], lexicon: Lexicon, graph: WorldGraph, notes: list[str]) -> bool:

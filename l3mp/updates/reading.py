@@ -54,6 +54,9 @@ _FEW = 3
 """The most things a plural mention may name for a plain reading ("both wine glasses")."""
 _PERSON_PRONOUNS = frozenset({"he", "she", "they"})
 _TO = frozenset({"in", "into", "on", "onto", "to", "inside"})
+_TOWARDS = frozenset({"to", "into", "onto"})
+"""Words of where a thing taken was carried ("took the book to the desk"); not "in" or "on", which may say where
+it was ("took the mug on the counter")."""
 _FILLERS = frozenset({"down", "back", "up", "away", "out", "over", "there", "still"})
 _BE = frozenset({"is", "'s", "are", "was", "were", "now"})
 _DETERMINERS = frozenset({"the", "a", "an", "his", "her", "their", "my", "our", "your"})
@@ -568,6 +571,9 @@ class _Reader:
             return self._asked(after, has_state)
         if word in self.lexicon.takes:  # "Sarah has Jessica's book": the book, not Jessica
             thing = next((t for t in after if t.kind == "item" and not is_source(self.words, t.start)), None)
+            to = self._destination(after, thing, _TOWARDS)
+            if to is not None and to.kind != "room":  # "took the book from the shelf to the desk": moved there
+                return all(self._place(t, to, giver=subject) for t in self._listed(thing, after) if t.start < to.start)
             if subject is None or thing is None or not all(self._place(t, subject) for t in self._listed(thing, after)):
                 return False
             if word in PICK_WORDS and "up" in self.words[verb + 1:min(end, thing.end + 2)]:
@@ -626,8 +632,9 @@ class _Reader:
         listed = [t for t in self._listed(thing, after) if t.start < where.start or person is not None]
         return all(self._place(t, where) for t in listed)  # "put the teapot and the mug in the dishwasher"
 
-    def _destination(self, after: list[_Thing], thing: _Thing | None) -> _Thing | None:
-        """The place after the moved thing that a word of direction introduces ("in the sink", "to Sarah")."""
+    def _destination(self, after: list[_Thing], thing: _Thing | None, direction: frozenset[str] = _TO,
+                     ) -> _Thing | None:
+        """The place after the moved thing that a word of `direction` introduces ("in the sink", "to Sarah")."""
         if thing is None:
             return None
         for t in after:
@@ -636,7 +643,7 @@ class _Reader:
             i = t.start - 1  # the mention, or a pronoun for it ("put the avocado in it")
             while i > thing.start and self.words[i] in _DETERMINERS | _FILLERS | {"other"}:
                 i -= 1
-            if self.words[i] in _TO:
+            if self.words[i] in direction:
                 return t
         return None
 
