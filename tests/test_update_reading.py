@@ -372,6 +372,7 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
      {F("in_room", "jessica", "kitchen_1")}, {F("in_room", "jessica", "kitchen_2"), F("is_open", "fridge_2")}),
     ("someone left pantry 3 in kitchen 2 open again", set(), {F("is_open", "pantry_3")}),  # how it was left
     ("the dishwasher in kitchen 2's open now", set(), {F("is_open", "dishwasher_2")}),  # "'s" for "is"
+    ("The pink smartphone's stopped ringing.", {F("ringing", "pink_smartphone_1")}, set()),  # "'s": "has"
     ("The bedside lamp in bedroom 1 isn't on anymore.", {F("light_on", "bedside_lamp_1")}, set()),
     ("The pantry in kitchen 2 is no longer open.", {F("is_open", "pantry_2")}, set()),
     ("Jessica left kitchen 1 and went to the garage.", {F("in_room", "jessica", "kitchen_1")},

@@ -163,7 +163,9 @@ dish (then the dish is dirty: the model or `eaten_from` reads that); "in" after 
 ("from the fridge in kitchen 2")."""
 
 
-_HAS_BEEN = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:been|gone|just\s+been|already\s+been)\b)", re.IGNORECASE)
+_HAS_BEEN = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:just\s+|already\s+|finally\s+)?"
+                       r"(?:been|gone|stopped|started|finished|left|taken|got|put|moved|turned|switched|washed|cleaned|rinsed|answered|"
+                       r"eaten|drunk|dropped|brought|carried|picked|grabbed|returned|gone)\b)", re.IGNORECASE)
 _IS_STATE = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:not|no|now|still|just|already|finally|back|all|in|on|at|off|out|"
                        r"open|shut|"
                        r"closed|dirty|clean|ringing|running|empty|over|upstairs|downstairs)\b)", re.IGNORECASE)
@@ -171,7 +173,8 @@ _IS_STATE = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:not|no|now|still|just|already
 
 def contracted(text: str) -> str:
     """"'s" said for "is" or "has" written out ("the dishwasher's shut now" -> "the dishwasher is shut now",
-    "it's been washed" -> "it has been washed"), so that the word after it is not read as a thing she owns."""
+    "it's been washed" -> "it has been washed", "the phone's stopped ringing" -> "the phone has stopped ringing"),
+    so that the word after it is not read as a thing she owns."""
     return _IS_STATE.sub(" is ", _HAS_BEEN.sub(" has ", text))
 
 
