@@ -91,7 +91,7 @@ _ALL_WASHING = re.compile(r"\b(?:do|doing)\s+(?:the|all\s+the)\s+(?:washing[\s-]
 _SIGN_AFTER = re.compile(r"\b(?P<verb>turn|switch)\s+(?P<what>(?:the|all\s+the|my|our)\s+[^,.;!?]+?)\s+"
                          r"(?P<sign>on|off)\b(?=\s+(?:in|inside)\b)", re.IGNORECASE)
 """"Switch the lights off in bedroom 2": switch off the lights in bedroom 2."""
-_GIVE_A_WASH = re.compile(r"\bgive\s+(?P<what>(?:the|my|our|all\s+the)\s+[^,.;!?]+?)\s+a\s+"
+_GIVE_A_WASH = re.compile(r"\bgive\s+(?P<what>(?:the|my|our|all\s+the)\s+[^,.;!?]+?|it|them)\s+a\s+"
                           r"(?:good\s+|quick\s+|proper\s+)?(?:wash|clean|scrub|rinse)\b", re.IGNORECASE)
 """"Give the teapot a good scrub": wash the teapot."""
 _WASH_WORDS = re.compile(r"\b(?:rinse|scrub)(?:\s+out)?(?=\s+(?:the|my|our|all|every|each|this|that|these|those)\b)",
@@ -324,10 +324,12 @@ def _said_of_it(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
     ask = asking[0]
     states = lexicon.state_words
     things = [m for m in mentions if m.qualifies is None and _kind_of(graph, domain, m) == "thing"]
-    if len(things) != 1 or any(_kind_of(graph, domain, m) == "person" for m in mentions):
+    if len(things) != 1:
         return None
     thing = things[0]
-    own = [m for m in mentions if m is thing or (m.qualifies is not None and mentions[m.qualifies] is thing)]
+    own = _own_words(thing, mentions, words, graph, domain)
+    if any(_kind_of(graph, domain, m) == "person" and m not in own for m in mentions):
+        return None
     for clause in clauses:
         span = set(words[clause.start:clause.end])
         if clause is ask:
@@ -347,9 +349,24 @@ def _said_of_it(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
                                                                                "open", "wash", "clean"}:
         return None
     named = " ".join(words[thing.start:max(m.end for m in own)])
-    if sum(w in _IT for w in span) != 1:
+    its = sum(w in _IT for w in span)
+    if its == 0 and span[ask.verb - ask.start] in lexicon.answers and ask.verb - ask.start == len(span) - 1:
+        return " ".join([*span, f"the {named}"])  # "the phone is ringing, can you pick up?": answer the phone
+    if its != 1:
         return None
     return " ".join(f"the {named}" if w in _IT else w for w in span)
+
+
+def _own_words(thing: Mention, mentions: Sequence[Mention], words: list[str], graph: WorldGraph,
+               domain: Domain) -> list[Mention]:
+    """`thing` and the mentions that say which it is: those that qualify it, and those that qualify them ("the
+    phone on Jessica's nightstand"), and a place right after it ("left the medicine cabinet in bathroom 1 open")."""
+    own = [thing]
+    for _ in range(3):
+        own += [m for m in mentions if m not in own and m.qualifies is not None and mentions[m.qualifies] in own]
+    after = next((m for m in mentions if m not in own and thing.end < m.start <= thing.end + 2
+                  and words[thing.end] in _LOCATED and _kind_of(graph, domain, m) == "place"), None)
+    return own + ([after] if after is not None else [])
 
 
 def _coordinated_places(words: list[str], mentions: tuple[Mention, ...], graph: WorldGraph, domain: Domain,

@@ -73,6 +73,11 @@ def reading(text: str, speaker: str | None = None):
     ("The pantry in kitchen 2 is open again.", None, "(not (is_open pantry_2))"),
     ("There's a phone ringing in the living room.", None, "(not (ringing pink_smartphone_1))"),
     ("Jessica's phone won't stop ringing.", None, "(not (ringing blue_phone_2))"),
+    # a state said of a thing, then a request about "it"
+    ("The pink smartphone on the side table is ringing, could you pick up?", None,
+     "(not (ringing pink_smartphone_1))"),
+    ("Someone left the dishwasher in kitchen 1 open, can you close it?", None, "(not (is_open dishwasher_1))"),
+    ("The purple plate on the counter is filthy, give it a wash.", None, "(not (dirty purple_plate_1))"),
     ("I can't sleep with the bedside lamp on.", "jessica", "(not (light_on bedside_lamp_1))"),
     ("It's so bright in bedroom 2.", None, "(and (not (light_on desk_lamp_1)) (not (light_on overhead_light_6)))"),
     ("It's pitch black in the garage, I can't see anything.", None, "(light_on overhead_light_5)"),  # one light off
