@@ -126,6 +126,14 @@ _LEFT_IT = re.compile(r",\s+(?:I|we|he|she|they)\s+(?:left|put|dropped)\s+(?:it|
 """"Bring me the smartphone, I left it on the desk in bedroom 2": the smartphone from the desk in bedroom 2."""
 
 
+_SAID_OF_THEM = re.compile(
+    r"^\s*(?P<name>[A-Z][a-z]+)(?:(?!\bthe\b)[^,.;!?]){0,40}[,.;!]+\s*(?:(?:please|could|can|would|will|you|just|"
+    r"go|and)\s+)*(?P<verb>bring|take|get|fetch|grab|give|hand|pass)\s+(?:him|her|them)\s+(?=(?:the|a|an|some|his|her|"
+    r"their|that|this)\b)")
+""""Sarah's hungry, please take her the apple": take Sarah the apple (a short clause of how the person named first
+is, then a request to bring "him" or "her" something; a clause that names a thing is not dropped)."""
+
+
 def plain_request(task: str) -> str:
     """The request in plainer words, as the plain reading takes them: reminders dropped ("don't forget to close
     the fridge": close the fridge), words for the whole home dropped ("every light in the house"), what a thing
@@ -147,6 +155,7 @@ def plain_request(task: str) -> str:
     text = _WANTS.sub(lambda m: f"give {m['person']} the ", text)
     text = _SAYS_WANTS.sub(lambda m: f"give {m['person']} the ", text)
     text = _GO_AND.sub("", text)
+    text = _SAID_OF_THEM.sub(lambda m: f"{m['verb']} {m['name']} ", text)
     needs = _NEEDS.match(text.strip())
     if needs:
         verb = needs["verb"].lower()

@@ -73,6 +73,8 @@ def reading(text: str, speaker: str | None = None):
     ("The pantry in kitchen 2 is open again.", None, "(not (is_open pantry_2))"),
     ("There's a phone ringing in the living room.", None, "(not (ringing pink_smartphone_1))"),
     ("Jessica's phone won't stop ringing.", None, "(not (ringing blue_phone_2))"),
+    ("Jessica's starving, could you bring her the small yogurt from the fridge in kitchen 1?", None,
+     "(has jessica small_yogurt_1)"),  # how the person is, then "her"
     # a state said of a thing, then a request about "it"
     ("The pink smartphone on the side table is ringing, could you pick up?", None,
      "(not (ringing pink_smartphone_1))"),
