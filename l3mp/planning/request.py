@@ -229,15 +229,19 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
         return RequestReading(IMPOSSIBLE, reason=why)
     words = tokens(task)
     keeps, cut = kept_things(task, mentions, graph, domain, grounder.lexicon)
+    cut |= _reasons(task, words, mentions, graph, domain, cut)
     text = task
     if cut:
         rest = [w for i, w in enumerate(words) if i not in cut]
         while rest and rest[-1] in _BREAKS:
             rest.pop()
-        if not rest and any(k.states for k in keeps) and _KEEP_VERBS & set(words) and _DONT & set(words):
-            # "don't leave the light on": only what is to be so
+        if not rest and any(k.states for k in keeps) and (_KEEP_VERBS | _DONT) & set(words):
+            # "don't leave the light on", "leave the desk lamp on", "don't turn off the TV": only what is to be
+            # so; what a "don't" keeps and does not hold now needs nothing done ("don't turn off the TV" when off)
             literals = apply_keeps([], keeps, graph, domain)
             stated = [Stated(Fact(lit.predicate, lit.args), not lit.negated) for lit in literals]
+            if not _KEEP_VERBS & set(words):  # as it is now
+                stated = [Stated(st.fact, not st.true) if st.is_change(graph) else st for st in stated]
             return _answer(sorted(stated, key=str), (), changes=any(s.is_change(graph) for s in stated))
         if not rest:
             return None
@@ -580,6 +584,32 @@ def kept_things(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
                 keeps.append(Keep(name, states))
         cut.update(range(start, end))
     return keeps, cut
+
+
+_REASON_WORDS = frozenset({"so", "because", "as", "since", "cause", "cos"})
+_SOMEONE = frozenset({"he", "she", "they", "i", "we", "someone", "somebody", "nobody"})
+
+
+def _reasons(task: str, words: list[str], mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
+             cut: set[int]) -> set[int]:
+    """The clauses after what a request asks (to do, or to keep: `cut`) that only give a reason: no verb of their
+    own that asks, no thing named but people, and a person in them or a word of reason before them (", Jessica's
+    still watching", "so it can be loaded")."""
+    covered = {i for m in mentions for i in range(m.start, m.end)}
+    found = clauses_of(task, words, covered)
+    asked = [c.start for c in found if c.verb is not None] + sorted(cut)[:1]
+    out: set[int] = set()
+    for clause in found:
+        span = range(clause.start, clause.end)
+        if clause.verb is not None or not asked or clause.start <= min(asked) or set(span) <= cut:
+            continue
+        named = [m for m in mentions if clause.start <= m.start < clause.end]
+        if any(not _is_kind(graph, domain, m.candidates[0], "person") for m in named if m.candidates):
+            continue
+        before = words[clause.start - 1] if clause.start else ""
+        if named or _SOMEONE & set(words[clause.start:clause.end]) or before in _REASON_WORDS:
+            out.update(span)
+    return out
 
 
 def _dont_before_keep(span: list[str]) -> bool:
