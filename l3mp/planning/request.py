@@ -134,6 +134,21 @@ _SAID_OF_THEM = re.compile(
 is, then a request to bring "him" or "her" something; a clause that names a thing is not dropped)."""
 
 
+_PLZ = re.compile(r"\b(?:plz|pls|plse|pleeease|pleease)\b", re.IGNORECASE)
+_FOR_ME = re.compile(r"\s+for\s+(?:me|us)\b(?=\s*(?:,?\s*please)?\s*(?:[.!?]|$))", re.IGNORECASE)
+""""Could you open the fridge for me?": open the fridge (what is brought "for me" is read before: `_FOR_PERSON`)."""
+_GERUNDS = {"bringing": "bring", "getting": "get", "fetching": "fetch", "grabbing": "grab", "taking": "take",
+            "putting": "put", "giving": "give", "handing": "hand", "passing": "pass", "turning": "turn",
+            "switching": "switch", "closing": "close", "shutting": "shut", "opening": "open", "washing": "wash",
+            "answering": "answer", "picking": "pick", "moving": "move", "cleaning": "clean"}
+_MIND = re.compile(r"\b(?:would|do)\s+you\s+mind\s+(?P<verb>" + "|".join(_GERUNDS) + r")\b", re.IGNORECASE)
+""""Would you mind bringing me the apple?": bring me the apple."""
+_NOBODY_THERE = re.compile(
+    r"^\s*(?:nobody|no\s+one|no-one)(?:['\u2019]s|\s+is)\s+(?:in\s+)?(?P<room>(?:the\s+)?[a-z]+(?:\s+[a-z]+)?(?:\s+\d+)?)"
+    r"(?:\s+(?:now|anymore|any\s+more))?\s*[,.;!]+\s*(?P<rest>[^.!?]*?\b)in\s+there\b", re.IGNORECASE)
+""""Nobody's in bedroom 2, switch off the lights in there": switch off the lights in bedroom 2."""
+
+
 def plain_request(task: str) -> str:
     """The request in plainer words, as the plain reading takes them: reminders dropped ("don't forget to close
     the fridge": close the fridge), words for the whole home dropped ("every light in the house"), what a thing
@@ -156,6 +171,8 @@ def plain_request(task: str) -> str:
     text = _SAYS_WANTS.sub(lambda m: f"give {m['person']} the ", text)
     text = _GO_AND.sub("", text)
     text = _SAID_OF_THEM.sub(lambda m: f"{m['verb']} {m['name']} ", text)
+    text = _NOBODY_THERE.sub(lambda m: f"{m['rest']}in {m['room']}", _MIND.sub(
+        lambda m: _GERUNDS[m["verb"].lower()], _FOR_ME.sub("", _PLZ.sub("please", text))))
     needs = _NEEDS.match(text.strip())
     if needs:
         verb = needs["verb"].lower()

@@ -75,6 +75,10 @@ def reading(text: str, speaker: str | None = None):
     ("Jessica's phone won't stop ringing.", None, "(not (ringing blue_phone_2))"),
     ("Jessica's starving, could you bring her the small yogurt from the fridge in kitchen 1?", None,
      "(has jessica small_yogurt_1)"),  # how the person is, then "her"
+    ("Could you open the pantry in kitchen 1 for me?", None, "(is_open pantry_1)"),  # "for me": no one to bring to
+    ("Would you mind bringing me the atlas, plz?", "jessica", "(has jessica atlas_1)"),
+    ("Nobody's in bedroom 2, switch off the lights in there.", None,
+     "(and (not (light_on desk_lamp_1)) (not (light_on overhead_light_6)))"),
     # a state said of a thing, then a request about "it"
     ("The pink smartphone on the side table is ringing, could you pick up?", None,
      "(not (ringing pink_smartphone_1))"),
