@@ -387,6 +387,16 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
     ("Jessica is making porridge in the purple saucepan.", set(), {F("dirty", "purple_saucepan_1")}),
     ("Jessica had her lunch off the yellow plate.", set(), {F("dirty", "yellow_plate_1")}),  # a meal: no thing
     ("Jessica rinsed the wine glass out.", {F("dirty", "wine_glass_1")}, set()),  # "out": no light going out
+    ("Jessica found the atlas on the bookshelf and put it on the kitchen table in kitchen 1.",  # found, then moved
+     {F("on", "atlas_1", "bookshelf_2")}, {F("on", "atlas_1", "kitchen_table_1")}),
+    ("Jessica picked up the pink smartphone and took the call.", {F("on", "pink_smartphone_1", "side_table_1"),
+     F("ringing", "pink_smartphone_1")}, {F("has", "jessica", "pink_smartphone_1")}),
+    ("Jessica's having some sparkling water.", {F("on", "sparkling_water_1", "side_table_2")},
+     {F("has", "jessica", "sparkling_water_1")}),
+    ("Jessica moved the atlas off the bookshelf and onto the kitchen table in kitchen 1.",  # where to: a clause
+     {F("on", "atlas_1", "bookshelf_2")}, {F("on", "atlas_1", "kitchen_table_1")}),
+    ("Jessica took the atlas from the bookshelf and then put it down on the kitchen table in kitchen 1.",
+     {F("on", "atlas_1", "bookshelf_2")}, {F("on", "atlas_1", "kitchen_table_1")}),  # "and then": one break
     ("The purple plate on Jessica's counter has been washed.", {F("dirty", "purple_plate_1")}, set()),  # "on X's":
     # a place, no state word
     ("Jessica took the atlas from the bookshelf in bedroom 1 to the kitchen table in kitchen 1.",  # taken there

@@ -151,6 +151,12 @@ _RINSED_OUT = re.compile(r"\b(?P<verb>rinsed|washed|cleaned|scrubbed|wiped)"
                          r"(?P<what>\s+(?:the|his|her|their|my|our|a|it|them)(?:\s+[a-z0-9]+){0,4}?)?\s+out\b(?!\s+of\b)",
                          re.IGNORECASE)
 """"rinsed the cup out", "washed out the mug": rinsed the cup ("out" is no light going out)."""
+_FOUND = re.compile(r"\b(?:found|spotted|noticed)\s+(?=(?:the|his|her|their|my|our)\s[^,.;!?]*?\band\s+(?:then\s+)?"
+                    r"(?:brought|took|put|carried|moved|placed|left|gave|handed|returned|dropped)\s+(?:it|them)\b)",
+                    re.IGNORECASE)
+""""found the phone on the desk and put it on the dresser": picked up the phone (what was done with it follows)."""
+_TOOK_THE_CALL = re.compile(r"\s+and\s+(?:took|answered|got)\s+the\s+call\b", re.IGNORECASE)
+""""picked up the phone and took the call": and answered it."""
 _FINISHED = re.compile(r"\b(?:finished|polished|finishing)\s+(?:off|up)\s+(?=(?:the|his|her|their|my|our)\s)",
                        re.IGNORECASE)
 """"finished off the bottle of wine": is having it (the one who finished it has it)."""
@@ -166,6 +172,9 @@ dish (then the dish is dirty: the model or `eaten_from` reads that); "in" after 
 _HAS_BEEN = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:just\s+|already\s+|finally\s+)?"
                        r"(?:been|gone|stopped|started|finished|left|taken|got|put|moved|turned|switched|washed|cleaned|rinsed|answered|"
                        r"eaten|drunk|dropped|brought|carried|picked|grabbed|returned|gone)\b)", re.IGNORECASE)
+_IS_DOING = re.compile(r"(?<=\w)['\u2019]s\s+(?=[a-z]+ing\s+(?:the|a|an|some|his|her|their|my|our|it|them)\b)",
+                       re.IGNORECASE)
+""""Jessica's having some cheese": is having (not "the reading lamp" of "Jessica's reading lamp")."""
 _IS_STATE = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:not|no|now|still|just|already|finally|back|all|in|on|at|off|out|"
                        r"open|shut|"
                        r"closed|dirty|clean|ringing|running|empty|over|upstairs|downstairs)\b)", re.IGNORECASE)
@@ -175,7 +184,7 @@ def contracted(text: str) -> str:
     """"'s" said for "is" or "has" written out ("the dishwasher's shut now" -> "the dishwasher is shut now",
     "it's been washed" -> "it has been washed", "the phone's stopped ringing" -> "the phone has stopped ringing"),
     so that the word after it is not read as a thing she owns."""
-    return _IS_STATE.sub(" is ", _HAS_BEEN.sub(" has ", text))
+    return _IS_DOING.sub(" is ", _IS_STATE.sub(" is ", _HAS_BEEN.sub(" has ", text)))
 
 
 _OUTTA = re.compile(r"\bout(?:ta|a)\b", re.IGNORECASE)
@@ -208,6 +217,7 @@ def plain_report(text: str) -> str:
     text = _RELATIVE_STATE.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
     text = _LEFT_IN_STATE.sub(lambda m: f"{m['verb']} {m['what']} {m['where']} {m['state']}", text)
     text = _FINISHED.sub("is having ", _RINSED_OUT.sub(lambda m: m["verb"] + (m["what"] or ""), text))
+    text = _TOOK_THE_CALL.sub(" and answered it", _FOUND.sub("picked up ", text))
     return _ATE.sub(lambda m: "is eating " if m["verb"].lower() == "ate" else "is drinking ", text)
 
 
@@ -778,7 +788,7 @@ def clauses(words: list[str], stops: frozenset[int] = frozenset()) -> list[tuple
             start = i + 1
     out.append((start, len(words)))
     return [(a, b) for start, end in out for a, b in pairwise(
-        [start, *sorted(k + 1 for k in stops if start <= k < end - 1), end])]
+        [start, *sorted(k + 1 for k in stops if start <= k < end - 1), end]) if a < b]  # "and then": one break
 
 
 def _clause(words: list[str], start: int, end: int) -> tuple[int, int]:

@@ -358,13 +358,25 @@ class _Reader:
             bare = all(self.words[i] in _DETERMINERS | self.lexicon.all_words or i in named - (placing - placed)
                        for i in span) and not any(self.sign_words[i] in states for i in span if i not in placed)
             listed = bool(out) and (self._more_to_move(out[-1], start, end) or self._verb_alone(out[-1]) or all(
-                self.sign_words[i] in states or self.words[i] in ("again", "then") for i in span))  # "on | and off"
+                self.sign_words[i] in states or self.words[i] in ("again", "then") for i in span)  # "on | and off"
+                or self._only_where_to(out[-1], start, end))
             if out and ((bare and any(start <= m.start < end for m in self.mentions)) or lead or listed):
                 out[-1] = (out[-1][0], end)  # "... and the salad bowl"; "the cup and the bowl have been washed"
             else:
                 out.append((start, end))
             lead = len(out) == 1 and bare
         return out
+
+    def _only_where_to(self, before: tuple[int, int], start: int, end: int) -> bool:
+        """A clause that only says where the thing moved before it went: "moved the book off the shelf | and onto
+        her dresser" (a word of direction, then one place and nothing else)."""
+        if self.words[start] not in _TOWARDS or not any(
+                self.words[i] in self.lexicon.moves and self._is_verb(i) for i in range(*before)):
+            return False
+        places = [m for m in self.mentions if start < m.start < end and m.qualifies is None]
+        named = {i for m in self.mentions for i in range(m.start, m.end)}
+        return len(places) == 1 and all(i in named | self.placing or self.words[i] in _DETERMINERS
+                                        for i in range(start + 1, end))
 
     def _verb_alone(self, clause: tuple[int, int]) -> bool:
         """A clause that ends with a state word and names no thing but a person: "Jessica opened | and closed the
@@ -479,7 +491,8 @@ class _Reader:
             return False  # a word of a thing's name: "the reading lamp"
         after = self.words[i + 1] if i + 1 < len(self.words) else ""
         if word in ("has", "have", "having"):
-            return after in _DETERMINERS or any(m.start == i + 1 for m in self.mentions)  # "has Jessica's book"
+            return after in _DETERMINERS | {"some"} or any(m.start == i + 1 for m in self.mentions)  # "has Jessica's
+            # book", "having some cheese"
         # "the glass got washed", "got switched off": a passive, nobody took anything
         return not (word in ("got", "get", "gets") and (after in self.lexicon.state_words or after.endswith("ed")))
 
