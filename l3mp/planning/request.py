@@ -75,8 +75,9 @@ _FOR_PERSON = re.compile(r"\b(?P<verb>(?i:get|bring|fetch|grab|take))\s+"
                          r"(?=\s*(?:,?\s*please)?\s*[.!?]?\s*$)")
 """"Get the ripe banana for Sarah": bring Sarah the ripe banana (a name with its capital, ending the request)."""
 _WANTS = re.compile(r"^(?P<person>[A-Z][a-z]+)\s+(?:wants|would\s+like|could\s+use|is\s+asking\s+for|asked\s+for)\s+"
-                    r"(?:her|his|the|a|an|some)\s+")
-""""Sarah wants her orange magazine": give Sarah the orange magazine (a name with its capital, opening it)."""
+                    r"(?:to\s+(?:read|eat|drink|have|use|borrow|look\s+at|play\s+with)\s+)?(?:her|his|the|a|an|some)\s+")
+""""Sarah wants her orange magazine", "Michael wants to read the novel": give Sarah the orange magazine (a name
+with its capital, opening it)."""
 _SAYS_WANTS = re.compile(r"^(?P<person>[A-Z][a-z]+)\s+(?:is|was|'s|feels|seems)\s[^,.;!?]*[,.;]\s*(?:he|she)\s+"
                          r"(?:wants|would\s+like|could\s+use|needs)\s+(?:her|his|the|a|an|some)\s+")
 """"Michael is craving something sweet, he wants the chocolate bar": give Michael the chocolate bar."""
@@ -149,6 +150,21 @@ _NOBODY_THERE = re.compile(
 """"Nobody's in bedroom 2, switch off the lights in there": switch off the lights in bedroom 2."""
 
 
+_IF_NOT = re.compile(
+    r"^\s*(?:is|are)\s+(?P<what>(?:the|my|our|his|her)\s+[^?,.;!]+?)\s+(?:still\s+)?"
+    r"(?:open|closed|shut|on|off|running|ringing|dirty|clean)\s*\?+\s*(?:and\s+)?if\s+(?:not|so)\s*,?\s*"
+    r"(?P<rest>[^?]+?)\s*[.!?]*\s*$", re.IGNORECASE)
+""""Is the dishwasher in kitchen 2 closed? If not, close it": close the dishwasher in kitchen 2 (nothing to do when
+it is; what is asked of "it" is the goal either way)."""
+
+
+def _if_not(found: re.Match) -> str:
+    rest = tokens(found["rest"])
+    if rest.count("it") + rest.count("them") != 1:
+        return found[0]
+    return re.sub(r"\b(?:it|them)\b", found["what"], found["rest"], count=1)
+
+
 def plain_request(task: str) -> str:
     """The request in plainer words, as the plain reading takes them: reminders dropped ("don't forget to close
     the fridge": close the fridge), words for the whole home dropped ("every light in the house"), what a thing
@@ -171,6 +187,7 @@ def plain_request(task: str) -> str:
     text = _SAYS_WANTS.sub(lambda m: f"give {m['person']} the ", text)
     text = _GO_AND.sub("", text)
     text = _SAID_OF_THEM.sub(lambda m: f"{m['verb']} {m['name']} ", text)
+    text = _IF_NOT.sub(_if_not, text)
     text = _NOBODY_THERE.sub(lambda m: f"{m['rest']}in {m['room']}", _MIND.sub(
         lambda m: _GERUNDS[m["verb"].lower()], _FOR_ME.sub("", _PLZ.sub("please", text))))
     needs = _NEEDS.match(text.strip())

@@ -77,6 +77,7 @@ def reading(text: str, speaker: str | None = None):
      "(has jessica small_yogurt_1)"),  # how the person is, then "her"
     ("Could you open the pantry in kitchen 1 for me?", None, "(is_open pantry_1)"),  # "for me": no one to bring to
     ("Would you mind bringing me the atlas, plz?", "jessica", "(has jessica atlas_1)"),
+    ("Jessica wants to read the atlas.", None, "(has jessica atlas_1)"),
     ("Nobody's in bedroom 2, switch off the lights in there.", None,
      "(and (not (light_on desk_lamp_1)) (not (light_on overhead_light_6)))"),
     # a state said of a thing, then a request about "it"
@@ -223,6 +224,8 @@ def test_a_request_that_holds_already_is_satisfied():
     ("Don't switch off the vanity light, she's doing her make-up.", SATISFIED, "(light_on vanity_light_1)"),
     ("Leave the overhead light in kitchen 1 on.", GOAL, "(light_on overhead_light_1)"),  # off: to be on
     ("Turn on the TV, Jessica wants to watch the news.", GOAL, "(tv_on tv_1)"),  # a reason after the request
+    ("Is the dishwasher in kitchen 2 closed? If not, close it.", SATISFIED, "(not (is_open dishwasher_2))"),
+    ("Is the vanity light on? If so, turn it off.", GOAL, "(not (light_on vanity_light_1))"),
 ])
 def test_a_request_only_to_keep_something_and_the_reasons_given_are_read(text, outcome, goal):
     found = reading(text)
