@@ -346,8 +346,14 @@ def _clauses(words: list[str], sign_words: list[str], lexicon: Lexicon,
     each with whether it has a verb or state word of its own."""
     every_sign = lexicon.state_words
     verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | _BE
-    return [(start, end, any(words[i] in verbs or sign_words[i] in every_sign for i in range(start, end)))
+    return [(start, end, not _so_was(words, start) and any(words[i] in verbs or sign_words[i] in every_sign
+                                                           for i in range(start, end)))
             for start, end in clauses(words, stops)]
+
+
+def _so_was(words: list[str], start: int) -> bool:
+    """A clause "(and) so was the black plate": the same as the clause before, of another thing."""
+    return 0 < start < len(words) and words[start - 1] == "so" and words[start] in _BE
 
 
 def _span_of(spans: list[tuple[int, int]], index: int) -> tuple[int, int]:
