@@ -158,6 +158,12 @@ _IF_NOT = re.compile(
 it is; what is asked of "it" is the goal either way)."""
 
 
+_GET_THE_PHONE = re.compile(r"\b(?:get|grab|pick\s+up)\s+(?P<det>the|that)\s+(?P<noun>phone|telephone)\b"
+                            r"(?!\s+(?:for|to|from)\b)(?!\s+(?:and|then)\s+(?:bring|give|hand|put|take))",
+                            re.IGNORECASE)
+""""Can somebody get the phone?": answer the phone (not "get the phone for Sarah", "get the phone and bring it")."""
+
+
 def _if_not(found: re.Match) -> str:
     rest = tokens(found["rest"])
     if rest.count("it") + rest.count("them") != 1:
@@ -187,7 +193,7 @@ def plain_request(task: str) -> str:
     text = _SAYS_WANTS.sub(lambda m: f"give {m['person']} the ", text)
     text = _GO_AND.sub("", text)
     text = _SAID_OF_THEM.sub(lambda m: f"{m['verb']} {m['name']} ", text)
-    text = _IF_NOT.sub(_if_not, text)
+    text = _GET_THE_PHONE.sub(lambda m: f"answer {m['det']} {m['noun']}", _IF_NOT.sub(_if_not, text))
     text = _NOBODY_THERE.sub(lambda m: f"{m['rest']}in {m['room']}", _MIND.sub(
         lambda m: _GERUNDS[m["verb"].lower()], _FOR_ME.sub("", _PLZ.sub("please", text))))
     needs = _NEEDS.match(text.strip())

@@ -181,6 +181,12 @@ def test_a_plain_request_is_read_into_its_goal(text, speaker, goal):
     assert found is not None and found.outcome == GOAL and same_goal(world.domain, world.graph, found.goal, goal)
 
 
+def test_getting_the_phone_is_answering_it():
+    found = reading("Can somebody get the phone?!")  # two phones ring: which one
+    assert found is not None and found.outcome == ASKED and found.question.startswith("Which phone do you mean")
+    assert reading("Get the pink smartphone for Jessica.").goal == "(has jessica pink_smartphone_1)"  # brought
+
+
 def test_alike_things_that_would_all_change_are_asked_about():
     found = reading("Put the thick magazine on the bookshelf in bedroom 1.")
     assert found is not None and found.outcome == ASKED and found.goal is None
