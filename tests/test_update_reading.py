@@ -387,6 +387,10 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
     ("Jessica is making porridge in the purple saucepan.", set(), {F("dirty", "purple_saucepan_1")}),
     ("Jessica had her lunch off the yellow plate.", set(), {F("dirty", "yellow_plate_1")}),  # a meal: no thing
     ("Jessica rinsed the wine glass out.", {F("dirty", "wine_glass_1")}, set()),  # "out": no light going out
+    ("Jessica grabbed the small juice box to snack on.", {F("on", "small_juice_box_1", "kitchen_island_1")},
+     {F("has", "jessica", "small_juice_box_1")}),  # a purpose that names nothing ("on": no light)
+    ("Jessica borrowed the atlas for her homework.", {F("on", "atlas_1", "bookshelf_2")},
+     {F("has", "jessica", "atlas_1")}),
     ("Jessica found the atlas on the bookshelf and put it on the kitchen table in kitchen 1.",  # found, then moved
      {F("on", "atlas_1", "bookshelf_2")}, {F("on", "atlas_1", "kitchen_table_1")}),
     ("Jessica picked up the pink smartphone and took the call.", {F("on", "pink_smartphone_1", "side_table_1"),

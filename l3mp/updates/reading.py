@@ -153,7 +153,8 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
     - the same before a comma, naming a person instead ("Michael's going to sleep, he turned his lamp off");
     - a clause of a new thing ("brought home a watermelon and put the tomato on the table"): "new" or a noun the
       grounding did not find after "brought home" or "came home with", and no mention but people (language never
-      adds things; the rest is read)."""
+      adds things; the rest is read);
+    - a purpose or reason at the end that names nothing ("took the mug to make coffee", `_purpose`)."""
     verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | lexicon.state_words
     people = {i for m in mentions if m.candidates and all(_is(graph, domain, n, "person") for n in m.candidates)
               for i in range(m.start, m.end)}
@@ -173,11 +174,32 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
         at += n
     if at != len(words):
         return set()
+    out |= _purpose(words, mentions, verbs)
     for start, end in clauses(words, pauses(text)):
         span = set(range(start, end))
         if named & span <= people and _tells_of_a_new_thing(words, start, end, named):
             out |= span
     return out
+
+
+_PURPOSE_ENDS = frozenset({"on", "with", "up", "in"})
+
+
+def _purpose(words: list[str], mentions: Sequence[Mention], verbs: frozenset[str]) -> set[int]:
+    """The words of a purpose or reason at the end of a report that names nothing: "to" before a word that is no
+    thing or place ("took the mug to make coffee", "grabbed the chocolate bar to snack on"), or "for" ("for her
+    homework"), with no mention, pronoun for a thing, doubt or word of the lexicon after it (the last word may be a
+    particle: "to snack on")."""
+    named = {i for m in mentions for i in range(m.start, m.end)}
+    last = max(named, default=-1)
+    for i in range(last + 1, len(words) - 1):
+        if words[i] not in ("to", "for") or (words[i + 1] in _DETERMINERS and words[i] == "to"):
+            continue
+        span = range(i + 1, len(words))
+        body = [words[j] for j in span if not (j == len(words) - 1 and words[j] in _PURPOSE_ENDS)]
+        if body and not any(w in verbs or w in _THING_PRONOUNS | _DOUBT | _NEGATIONS for w in body):
+            return set(range(i, len(words)))
+    return set()
 
 
 _HOME_WITH = (("brought", "home"), ("came", "home"), ("got", "home"), ("bought",))
@@ -210,8 +232,8 @@ class _Reader:
         a person they name may be who does what follows ("Jessica brought home a melon and put ...")."""
         self.speaker = speaker if speaker and graph.has_entity(speaker) else None
         self.words = words
-        self.sign_words = outside_mentions(words, mentions)
-        """The words that may say a state ("the clean wine glass" only says which glass)."""
+        self.sign_words = ["" if i in aside else w for i, w in enumerate(outside_mentions(words, mentions))]
+        """The words that may say a state ("the clean wine glass" only says which glass; nor do asides)."""
         self.graph = graph
         self.domain = domain
         self.rules = rules
