@@ -297,7 +297,7 @@ def _missing_person(task: str, words: list[str], covered: set[int]) -> str | Non
     starts = {s for s, _ in _pieces(task)}
     for i, word in enumerate(cased):
         if (i in starts or i in covered or word == "I" or not word[0].isupper() or not word[1:].islower()
-                or words[i - 1] in DETERMINERS):
+                or words[i - 1] in DETERMINERS or words[i] in DETERMINERS | STOPWORDS | _POLITE):
             continue
         return f"nobody called {word} is in memory"
     return None

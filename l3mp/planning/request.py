@@ -158,6 +158,22 @@ _IF_NOT = re.compile(
 it is; what is asked of "it" is the goal either way)."""
 
 
+_SLANG_WORDS = {"u": "you", "ur": "your", "thats": "that's", "n": "and", "whats": "what's", "wat": "what",
+                "gonna": "going to", "wanna": "want to", "gotta": "have to"}
+_SLANG = re.compile(r"\b(?:" + "|".join(_SLANG_WORDS) + r")\b", re.IGNORECASE)
+""""can u wash the serving dish thats in the dishwasher", "pots n pans": the words written out."""
+_BELONGS = re.compile(
+    r"(?P<what>\b(?:the|my|his|her|our)\s+[^,.;!?]+?)\s+(?:doesn['\u2019]?t|does\s+not|don['\u2019]?t|do\s+not)\s+"
+    r"(?:belong|go|live)(?:\s+(?:in|on|at)\s+[^,.;!?]+?|\s+there|\s+here)?\s*[,.;!]+\s*(?:so\s+)?(?:please\s+|could\s+you\s+|can\s+you\s+)?"
+    r"(?:(?P<verb>put|move|take|bring|return)\s+(?:it|them)(?:\s+back)?|(?:it|they)\s+(?:lives?|belongs?|goes|go)"
+    r"(?:\s+back)?)(?P<where>\s+(?:in|on|onto|into|to)\s+[^.!?]+?)?\s*(?=[.!?]|$)", re.IGNORECASE)
+""""The green comic book doesn't belong in the bathroom, put it on the bookshelf", "... it lives on the bookshelf in
+bedroom 1": put the green comic book on the bookshelf."""
+_RINGING_THERE = re.compile(
+    r"^\s*there['\u2019]?s\s+(?:an?\s+)?(?P<what>[a-z]+(?:\s+[a-z]+)?)\s+ringing\s+(?P<where>(?:in|on)\s+[^,.;!?]+?)"
+    r"\s*[,.;!]+\s*(?:please\s+)?(?:(?:can|could|would|will)\s+(?:you|someone|somebody)\s+)?(?:please\s+)?"
+    r"(?:answer|get|pick\s+up)\s+(?:it|that)\b", re.IGNORECASE)
+""""There's a smartphone ringing in bedroom 5, can you answer it?": answer the smartphone in bedroom 5."""
 _GET_THE_PHONE = re.compile(r"\b(?:get|grab|pick\s+up)\s+(?P<det>the|that)\s+(?P<noun>phone|telephone)\b"
                             r"(?!\s+(?:for|to|from)\b)(?!\s+(?:and|then)\s+(?:bring|give|hand|put|take))",
                             re.IGNORECASE)
@@ -193,6 +209,11 @@ def plain_request(task: str) -> str:
     text = _SAYS_WANTS.sub(lambda m: f"give {m['person']} the ", text)
     text = _GO_AND.sub("", text)
     text = _SAID_OF_THEM.sub(lambda m: f"{m['verb']} {m['name']} ", text)
+    text = _BELONGS.sub(lambda m: f"{m['verb'] or 'put'} {m['what'][0].lower()}{m['what'][1:]}{m['where'] or ''}",
+                        _SLANG.sub(
+        lambda m: _SLANG_WORDS[m[0].lower()], text))
+    text = _RINGING_THERE.sub(lambda m: f"answer the {m['what']} {m['where']}", text)
+    text = meaning.relative_places(text)
     text = _GET_THE_PHONE.sub(lambda m: f"answer {m['det']} {m['noun']}", _IF_NOT.sub(_if_not, text))
     text = _NOBODY_THERE.sub(lambda m: f"{m['rest']}in {m['room']}", _MIND.sub(
         lambda m: _GERUNDS[m["verb"].lower()], _FOR_ME.sub("", _PLZ.sub("please", text))))

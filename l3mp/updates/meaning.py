@@ -180,6 +180,12 @@ _IS_STATE = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:not|no|now|still|just|already
                        r"closed|dirty|clean|ringing|running|empty|over|upstairs|downstairs)\b)", re.IGNORECASE)
 
 
+def relative_places(text: str) -> str:
+    """"the bag of chips that was on the kitchen island" -> "the bag of chips on the kitchen island": a relative
+    clause that only says where a thing is, said as a qualifier."""
+    return _RELATIVE_PLACE.sub(" ", text)
+
+
 def contracted(text: str) -> str:
     """"'s" said for "is" or "has" written out ("the dishwasher's shut now" -> "the dishwasher is shut now",
     "it's been washed" -> "it has been washed", "the phone's stopped ringing" -> "the phone has stopped ringing"),
@@ -213,7 +219,7 @@ def plain_report(text: str) -> str:
     text = _GONE_OFF.sub(lambda m: m[1], _OUTTA.sub("out of", _ON_THE_WAY.sub("", eaten_from(text))))
     text = _NOT_STATE.sub(lambda m: f"{m['be']} {_OPPOSITE[m['state'].lower()]}", text)
     text = _PICKED_UP_RINGING.sub(lambda m: f"answered {m['det']} {m['noun'] or m['noun2']}", text)
-    text = _RELATIVE_PLACE.sub(" ", text)
+    text = relative_places(text)
     text = _RELATIVE_STATE.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
     text = _LEFT_IN_STATE.sub(lambda m: f"{m['verb']} {m['what']} {m['where']} {m['state']}", text)
     text = _FINISHED.sub("is having ", _RINSED_OUT.sub(lambda m: m["verb"] + (m["what"] or ""), text))

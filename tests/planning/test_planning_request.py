@@ -78,6 +78,12 @@ def reading(text: str, speaker: str | None = None):
     ("Could you open the pantry in kitchen 1 for me?", None, "(is_open pantry_1)"),  # "for me": no one to bring to
     ("Would you mind bringing me the atlas, plz?", "jessica", "(has jessica atlas_1)"),
     ("Jessica wants to read the atlas.", None, "(has jessica atlas_1)"),
+    ("The atlas doesn't belong in bedroom 1, put it on the kitchen table in kitchen 1.", None,
+     "(on atlas_1 kitchen_table_1)"),
+    ("The atlas doesn't go there. It lives on the kitchen table in kitchen 1.", None, "(on atlas_1 kitchen_table_1)"),
+    ("can u wash the purple plate thats on the counter", None, "(not (dirty purple_plate_1))"),
+    ("There's a smartphone ringing in the living room, could you answer it?", None,
+     "(not (ringing pink_smartphone_1))"),
     ("Nobody's in bedroom 2, switch off the lights in there.", None,
      "(and (not (light_on desk_lamp_1)) (not (light_on overhead_light_6)))"),
     # a state said of a thing, then a request about "it"
