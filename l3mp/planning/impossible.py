@@ -65,6 +65,9 @@ _GENERIC = frozenset({"nice", "little", "small", "big", "large", "usual", "same"
 """Words before a noun that say nothing of which kind of thing it is ("a nice cold drink")."""
 _EVERYTHING = frozenset({"everything", "anything", "something", "stuff", "things", "whatever"})
 """Words for whatever is at a place ("everything in the kitchen"): a state word then is for those things."""
+_MEALS = frozenset({"dinner", "lunch", "breakfast", "supper", "tea", "a", "some", "something", "everything", "it",
+                    "them", "my", "your"})
+"""Words after a verb of a skill the robot lacks that say it is asked ("cook dinner", "iron it")."""
 LOCATED = frozenset({"in", "inside", "at", "on"})
 """Words after a thing that say where the thing is ("the TV in the kitchen")."""
 NO_SKILL = frozenset({"vacuum", "hoover", "mop", "sweep", "dust", "iron", "cook", "bake", "fry", "boil", "roast",
@@ -100,17 +103,18 @@ def why_impossible(task: str, mentions: Sequence[Mention], graph: WorldGraph, do
     words = tokens(task)
     covered = {i for m in mentions for i in range(m.start, m.end)}
     known = _known_words(graph, lexicon)
+    type_words = frozenset(w for ws in lexicon.type_words.values() for w in ws)
     earlier: Clause | None = None
     for clause in clauses_of(task, words, covered):
         if clause.verb is None:
             earlier = clause
             continue
-        why = (_missing_thing(words, clause, mentions, covered, known, graph, domain)
+        why = (_missing_thing(words, clause, mentions, covered, known, graph, domain, type_words)
                or _another_kind(words, clause, mentions, covered, known, graph, domain, lexicon)
                or _state_not_for(words, clause, mentions, graph, domain, lexicon, earlier)
                or _nothing_there(words, clause, mentions, graph, domain, rules, lexicon)
                or _not_carried(words, clause, mentions, graph, domain, lexicon)
-               or _no_skill(words, clause))
+               or _no_skill(words, clause, covered))
         if why:
             return why
         earlier = clause
@@ -150,7 +154,8 @@ def clauses_of(task: str, words: list[str], covered: set[int]) -> list[Clause]:
 
 # ---- a thing the memory has nothing of ------------------------------------------------------------------------
 def _missing_thing(words: list[str], clause: Clause, mentions: Sequence[Mention], covered: set[int],
-                   known: set[str], graph: WorldGraph, domain: Domain) -> str | None:
+                   known: set[str], graph: WorldGraph, domain: Domain,
+                   type_words: frozenset[str] = frozenset()) -> str | None:
     """The first noun phrase the verb acts on (after the person it is given to: "give Sarah the juice") or a
     preposition introduces whose words no mention covers and whose noun no label or type word of the memory has
     (`known`: "a soda" for the soda can is not missing); words that only describe a thing of the memory ("orange"
@@ -160,7 +165,7 @@ def _missing_thing(words: list[str], clause: Clause, mentions: Sequence[Mention]
         return None
     people = {i for m in mentions if m.candidates and all(_is(graph, domain, n, "person") for n in m.candidates)
               for i in range(m.start, m.end)}
-    covered = covered - _describing_only(words, mentions, covered, known, graph)
+    covered = covered - _describing_only(words, mentions, covered, known, graph, type_words)
     for i in range(verb + 1, clause.end):
         if words[i] not in DETERMINERS or i + 1 >= clause.end:
             continue
@@ -265,7 +270,7 @@ def _of_a_known_thing(words: list[str], start: int, end: int, covered: set[int])
 
 
 def _describing_only(words: list[str], mentions: Sequence[Mention], covered: set[int], known: set[str],
-                     graph: WorldGraph) -> set[int]:
+                     graph: WorldGraph, type_words: frozenset[str] = frozenset()) -> set[int]:
     """Token indices of mentions whose words are no noun of their candidates' labels (only words that describe:
     "orange" of the orange magazine) and that a noun no mention covers and the memory has no word for follows
     ("the orange juice")."""
@@ -275,6 +280,7 @@ def _describing_only(words: list[str], mentions: Sequence[Mention], covered: set
             continue
         nouns = {w for n in m.candidates for w in [w for w in tokens(noun_phrase_of(label(graph, n)))
                                                      if not w.isdigit()][-1:]}  # "bathroom 1": bathroom
+        nouns |= type_words  # "the tap" of a faucet: the noun, in the lexicon's words for its type
         said = set(m.words.split())
         if m.candidates and not said & nouns and not any(w.rstrip("s") in nouns for w in said):
             out.update(range(m.start, m.end))
@@ -415,10 +421,15 @@ def _not_carried(words: list[str], clause: Clause, mentions: Sequence[Mention], 
     return f"the {thing.words} cannot be moved: it is not an item, and the robot only carries items"
 
 
-def _no_skill(words: list[str], clause: Clause) -> str | None:
-    """A clause that opens with a verb of a skill the robot does not have (`NO_SKILL`)."""
+def _no_skill(words: list[str], clause: Clause, covered: set[int]) -> str | None:
+    """A clause that opens with a verb of a skill the robot does not have (`NO_SKILL`), said of something: a
+    determiner, a thing, a particle or a meal after it ("vacuum the living room", "cook dinner"; not "water cost a
+    fortune")."""
     verb = clause.verb
     if verb is None or words[verb] not in NO_SKILL:
+        return None
+    after = words[verb + 1] if verb + 1 < clause.end else ""
+    if after and after not in DETERMINERS | _PARTICLES | _MEALS and verb + 1 not in covered:
         return None
     return f"the robot cannot {words[verb]}: no action of this home does that"
 

@@ -638,7 +638,8 @@ def kept_things(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
             continue
         said = _said_states(words, start, end, covered, lexicon)
         for mention in things:
-            mention = _located_at(mention, words, mentions, end, graph, domain, rules)
+            mention = _in_the_room_named(_located_at(mention, words, mentions, end, graph, domain, rules), mentions,
+                                         graph, domain, rules)
             for name in mention.candidates if len(mention.candidates) == 1 or mention.plural else ():
                 states = tuple((p, (not sign) if kind == "dont" else sign) for p, sign in said.items()
                                if _fits(graph, domain, name, p))
@@ -671,6 +672,20 @@ def _reasons(task: str, words: list[str], mentions: Sequence[Mention], graph: Wo
         if named or _SOMEONE & set(words[clause.start:clause.end]) or before in _REASON_WORDS:
             out.update(span)
     return out
+
+
+def _in_the_room_named(mention: Mention, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
+                       rules: RuleSet) -> Mention:
+    """Of alike things to keep, the one in the only room the request names ("turn off the light in kitchen 2 but
+    leave the tap running": the tap of kitchen 2), when exactly one is there."""
+    if len(mention.candidates) < 2 or mention.plural:
+        return mention
+    rooms = {n for m in mentions if m.candidates and all(_is_kind(graph, domain, c, "room") for c in m.candidates)
+             for n in m.candidates}
+    if len(rooms) != 1:
+        return mention
+    there = tuple(n for n in mention.candidates if rooms & places_of(graph, rules, n))
+    return replace(mention, candidates=there) if len(there) == 1 else mention
 
 
 def _dont_before_keep(span: list[str]) -> bool:
