@@ -387,6 +387,12 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
     ("Jessica is making porridge in the purple saucepan.", set(), {F("dirty", "purple_saucepan_1")}),
     ("Jessica had her lunch off the yellow plate.", set(), {F("dirty", "yellow_plate_1")}),  # a meal: no thing
     ("Jessica rinsed the wine glass out.", {F("dirty", "wine_glass_1")}, set()),  # "out": no light going out
+    ("Jessica had her porridge off the yellow plate, it needs a wash now.", set(), {F("dirty", "yellow_plate_1")}),
+    ("The atlas in bedroom 1 was moved to the kitchen table in kitchen 1.", {F("on", "atlas_1", "bookshelf_2")},
+     {F("on", "atlas_1", "kitchen_table_1")}),  # a passive move
+    ("Jessica made herself a tea in the black cup.", set(), {F("dirty", "black_cup_1")}),
+    ("Jessica put the atlas in the fridge in kitchen 2, next to the other ones.", {F("on", "atlas_1", "bookshelf_2")},
+     {F("inside", "atlas_1", "fridge_2")}),  # the others say where, and do not move
     ("Jessica grabbed the small juice box to snack on.", {F("on", "small_juice_box_1", "kitchen_island_1")},
      {F("has", "jessica", "small_juice_box_1")}),  # a purpose that names nothing ("on": no light)
     ("Jessica borrowed the atlas for her homework.", {F("on", "atlas_1", "bookshelf_2")},

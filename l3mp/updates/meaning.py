@@ -102,7 +102,8 @@ def report_part(text: str) -> tuple[str, tuple[str, ...]]:
 
 
 _MEALS = ("dinner", "lunch", "breakfast", "supper", "tea", "meal", "snack", "brunch", "dessert", "pudding", "food",
-          "drink", "coffee", "cereal", "soup")
+          "drink", "coffee", "cereal", "soup", "salad", "porridge", "pasta", "toast", "eggs", "sandwich", "juice",
+          "milk", "water", "wine", "beer", "smoothie", "noodles", "rice", "curry", "stew")
 """Words for a meal or a drink after "his", "her" ... ("had his dinner off the plate"): no thing of the memory."""
 _NOT_DISHES = ("fridge", "freezer", "cupboard", "pantry", "cabinet", "counter", "table", "shelf", "island", "dresser",
                "desk", "nightstand", "side", "coffee", "kitchen", "bag", "box", "packet", "carton", "tin")
@@ -157,6 +158,25 @@ _FOUND = re.compile(r"\b(?:found|spotted|noticed)\s+(?=(?:the|his|her|their|my|o
 """"found the phone on the desk and put it on the dresser": picked up the phone (what was done with it follows)."""
 _TOOK_THE_CALL = re.compile(r"\s+and\s+(?:took|answered|got)\s+the\s+call\b", re.IGNORECASE)
 """"picked up the phone and took the call": and answered it."""
+_NEEDS_A_WASH = re.compile(
+    r"(?P<lead>,\s*(?:so\s+)?|\s+and\s+(?:now\s+)?|\s+so\s+)(?P<it>it|they)(?:\s+(?:really|badly|definitely))?\s+"
+    r"(?:needs?|could\s+do\s+with|will\s+need)\s+(?:a\s+(?:good\s+)?)?(?:washing|wash|cleaning|clean|rinse|rinsing|scrub)"
+    r"(?:\s+(?:up|out))?(?:\s+now)?\b", re.IGNORECASE)
+""""ate out of the bowl, it needs washing now": it is dirty (what it needs says how it is)."""
+_MOVED_THERE = re.compile(
+    r"\b(?:was|were|has\s+been|have\s+been|got)\s+(?:(?:moved|taken|put|carried|brought)\s+(?:back\s+)?"
+    r"(?:from\s+[^,.;!?]+?\s+)?(?:to|into|onto|in|on)|(?:taken|moved|removed)\s+(?:out\s+of|off|from)\s+[^,.;!?]+?\s+"
+    r"and\s+(?:then\s+)?(?:left|put|placed|set)\s+(?:on|in))\s+(?=(?:the|a|his|her|their|my|our)\b)",
+    re.IGNORECASE)
+""""the novel was moved to the towel shelf", "was taken out of the cupboard and left on the table": is now on."""
+_MADE_IN = re.compile(
+    r"\b(?P<verb>made|brewed|cooked|heated|boiled|fried|warmed)\s+(?:(?:herself|himself|themselves|myself|me|us)\s+)?"
+    r"(?:(?:a|an|some)\s+)?(?!the\b|his\b|her\b|their\b|my\b|our\b)[a-z]+(?:\s+of\s+[a-z]+)?\s+in\s+"
+    r"(?=(?:the|his|her|their|my|our)\b)", re.IGNORECASE)
+""""made herself a coffee in the mug", "brewed a pot of tea in the cup": made in the mug (it is dirty)."""
+_WITH_THE_OTHERS = re.compile(r",?\s+(?:next\s+to|beside|with)\s+(?:the|its)\s+other\s+(?:ones?|[a-z]+s)\b",
+                              re.IGNORECASE)
+""""... into the pantry, next to the other one": where it went is said before; the others do not move."""
 _FINISHED = re.compile(r"\b(?:finished|polished|finishing)\s+(?:off|up)\s+(?=(?:the|his|her|their|my|our)\s)",
                        re.IGNORECASE)
 """"finished off the bottle of wine": is having it (the one who finished it has it)."""
@@ -224,6 +244,8 @@ def plain_report(text: str) -> str:
     text = _LEFT_IN_STATE.sub(lambda m: f"{m['verb']} {m['what']} {m['where']} {m['state']}", text)
     text = _FINISHED.sub("is having ", _RINSED_OUT.sub(lambda m: m["verb"] + (m["what"] or ""), text))
     text = _TOOK_THE_CALL.sub(" and answered it", _FOUND.sub("picked up ", text))
+    text = _NEEDS_A_WASH.sub(lambda m: f"{m['lead']}{m['it']} is dirty", _MOVED_THERE.sub("is now on ", text))
+    text = _WITH_THE_OTHERS.sub("", _MADE_IN.sub(lambda m: f"{m['verb']} in ", text))
     return _ATE.sub(lambda m: "is eating " if m["verb"].lower() == "ate" else "is drinking ", text)
 
 

@@ -686,7 +686,8 @@ class _Reader:
         """``the mug is in the dishwasher now``, ``she's in the bathroom``: where a thing or person is now."""
         for k, thing in enumerate(things[:-1]):
             where = things[k + 1]
-            between = [w for w in self.words[thing.end:where.start] if w not in _DETERMINERS]
+            between = [self.words[i] for i in range(thing.end, where.start)  # "the novel in the office is now on"
+                       if self.words[i] not in _DETERMINERS and i not in self.placing]
             to = _TO | {"with"} if where.kind == "person" else _TO  # "the novel is still with Jessica"
             be = _BE | (_OUGHT if self.request else frozenset())  # asked: "the wine bottle should really be in ..."
             if between and between[0] in be and between[-1] in to and all(w in be | to | _FILLERS
