@@ -169,6 +169,11 @@ _BELONGS = re.compile(
     r"(?:\s+back)?)(?P<where>\s+(?:in|on|onto|into|to)\s+[^.!?]+?)?\s*(?=[.!?]|$)", re.IGNORECASE)
 """"The green comic book doesn't belong in the bathroom, put it on the bookshelf", "... it lives on the bookshelf in
 bedroom 1": put the green comic book on the bookshelf."""
+_ANSWER_THEM_ALL = re.compile(
+    r"^[^,.;!?]*?\bphones\b(?:\s+(?P<where>(?:in|on)\s+(?:the\s+)?[a-z]+(?:\s+\d+)?))?[^,.;!?]*?\bringing\b[^,.;!?]*"
+    r"[,.;!]+\s*(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?answer\s+"
+    r"(?:them\s+all|all\s+of\s+them|both\s+of\s+them|them\s+both|them|both|all)\b", re.IGNORECASE)
+""""Two phones are ringing at once! Answer both of them": answer all the ringing phones (in the room said)."""
 _RINGING_THERE = re.compile(
     r"^\s*there['\u2019]?s\s+(?:an?\s+)?(?P<what>[a-z]+(?:\s+[a-z]+)?)\s+ringing\s+(?P<where>(?:in|on)\s+[^,.;!?]+?)"
     r"\s*[,.;!]+\s*(?:please\s+)?(?:(?:can|could|would|will)\s+(?:you|someone|somebody)\s+)?(?:please\s+)?"
@@ -212,6 +217,8 @@ def plain_request(task: str) -> str:
     text = _BELONGS.sub(lambda m: f"{m['verb'] or 'put'} {m['what'][0].lower()}{m['what'][1:]}{m['where'] or ''}",
                         _SLANG.sub(
         lambda m: _SLANG_WORDS[m[0].lower()], text))
+    text = _ANSWER_THEM_ALL.sub(lambda m: "answer all the ringing phones" + (f" {m['where']}" if m["where"] else ""),
+                                text)
     text = _RINGING_THERE.sub(lambda m: f"answer the {m['what']} {m['where']}", text)
     text = meaning.relative_places(text)
     text = _GET_THE_PHONE.sub(lambda m: f"answer {m['det']} {m['noun']}", _IF_NOT.sub(_if_not, text))

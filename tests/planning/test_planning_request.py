@@ -197,6 +197,13 @@ def test_getting_the_phone_is_answering_it():
     assert reading("Get the pink smartphone for Jessica.").goal == "(has jessica pink_smartphone_1)"  # brought
 
 
+def test_answering_them_all_is_every_ringing_phone():
+    found = reading("Three phones are ringing at once! Answer all of them.")
+    assert found is not None and found.outcome == GOAL
+    assert found.goal == ("(and (not (ringing blue_phone_1)) (not (ringing blue_phone_2)) "
+                          "(not (ringing pink_smartphone_1)))")
+
+
 def test_alike_things_that_would_all_change_are_asked_about():
     found = reading("Put the thick magazine on the bookshelf in bedroom 1.")
     assert found is not None and found.outcome == ASKED and found.goal is None
