@@ -34,6 +34,13 @@ def test_so_was_says_the_same_state_of_another_thing():
                   [Stated(F("dirty", "mug1"), False), Stated(F("dirty", "plate1"), False)], graph) == []
 
 
+def test_a_state_word_of_what_is_yet_to_happen_does_not_undo_the_state_now():
+    graph = house_graph()
+    graph.remove_fact(F("dirty", "mug1"))
+    assert _check("Alice is frying eggs in the mug, she'll wash it later.", [Stated(F("dirty", "mug1"), True)],
+                  graph) == []
+
+
 def test_a_state_no_word_gives_is_refused():
     problems = _check("Alice put the mug in the sink.", [Stated(F("on", "mug1", "sink1"), True),
                                                            Stated(F("light_on", "lamp1"), False)])

@@ -31,7 +31,17 @@ from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
 from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, pauses, tokens
-from l3mp.updates.meaning import DETERMINERS, Stated, clauses, is_carried, is_source, label, picked_up, signs_in
+from l3mp.updates.meaning import (
+    DETERMINERS,
+    Stated,
+    clauses,
+    is_carried,
+    is_source,
+    label,
+    picked_up,
+    signs_in,
+    yet_to_be,
+)
 from l3mp.world.graph import WorldGraph
 
 _BE = frozenset({"is", "'s", "are", "was", "were", "been", "be"})
@@ -72,7 +82,8 @@ def uncovered(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, 
               graph: WorldGraph, domain: Domain) -> list[str]:
     """What the text says that `stated` leaves out: a state word for a thing of its clause, a thing someone took."""
     words = tokens(text)
-    sign_words = outside_mentions(words, mentions)
+    planned = yet_to_be(words, pauses(text))  # "..., she'll clean it later": no state now
+    sign_words = ["" if i in planned else w for i, w in enumerate(outside_mentions(words, mentions))]
     spans = _spans(words, sign_words, lexicon, pauses(text))
     refs = _references(words, mentions, graph, domain, rules)
     items = [r for r in refs if any(a <= r.start < b for a, b in _items(words, sign_words, lexicon, pauses(text)))]
@@ -85,7 +96,8 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
                 graph: WorldGraph, domain: Domain) -> list[tuple[Stated, str]]:
     """The changes of `stated` that no words of the text explain, each with why."""
     words = tokens(text)
-    sign_words = outside_mentions(words, mentions)
+    planned = yet_to_be(words, pauses(text))  # "..., she'll clean it later": no state now
+    sign_words = ["" if i in planned else w for i, w in enumerate(outside_mentions(words, mentions))]
     spans = _spans(words, sign_words, lexicon, pauses(text))
     refs = _references(words, mentions, graph, domain, rules)
     sign_words = _affirmed(sign_words)
@@ -176,7 +188,8 @@ def taken(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexi
     """What the text's verbs of taking and answering settle that `stated` leaves out: the one person who answered or
     took the one thing has it ("Sarah answered the smartphone": ``has sarah smartphone_2``)."""
     words = tokens(text)
-    sign_words = outside_mentions(words, mentions)
+    planned = yet_to_be(words, pauses(text))  # "..., she'll clean it later": no state now
+    sign_words = ["" if i in planned else w for i, w in enumerate(outside_mentions(words, mentions))]
     spans = _spans(words, sign_words, lexicon, pauses(text))
     refs = _references(words, mentions, graph, domain, rules)
     out = []

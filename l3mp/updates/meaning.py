@@ -785,6 +785,12 @@ _PLANNED = frozenset({"will", "ll", "gonna", "going", "should", "must", "needs",
 word after them says how a thing is now."""
 
 
+def yet_to_be(words: list[str], stops: frozenset[int] = frozenset()) -> set[int]:
+    """The indices of the words that tell what is yet to happen: in each clause (`clauses`, split after `stops`
+    too), from its first `_PLANNED` word on ("..., she'll clean it later")."""
+    return {i for start, end in clauses(words, stops) for i in range(_before_a_plan(words, start, end), end)}
+
+
 def _before_a_plan(words: list[str], start: int, end: int) -> int:
     """`end`, or the index of the first `_PLANNED` word in [start, end): what is said from there is yet to be."""
     return next((i for i in range(start, end) if words[i] in _PLANNED), end)
