@@ -48,6 +48,8 @@ class Nodes:
         self.process = process
         self.client = client
         self._say = say
+        self._seen_seq = 0
+        """The newest change record this session has seen (`graph` waits for a state at least that new)."""
 
     @classmethod
     def start(cls, directory: Path, store: Path, *, fsync: bool, say: Say) -> Nodes:
@@ -100,7 +102,10 @@ class Nodes:
         return f" (through {topics[kind]})"
 
     def graph(self) -> WorldGraph:
-        """The graph as the world-model node published it last."""
+        """The graph as the world-model node published it last, once that holds the last change record seen here
+        (under load the state topic may trail the changes topic for a moment)."""
+        self.client.wait(m.WORLD_MODEL_STATE, lambda msg: isinstance(msg, dict) and int(
+            msg.get("seq") or 0) >= self._seen_seq, timeout=REQUEST_S)
         return WorldGraph.from_json(self.client.received[m.WORLD_MODEL_STATE][-1]["graph"])
 
     def perceive(self, batch: dict) -> ChangeRecord:
@@ -167,6 +172,7 @@ class Nodes:
     def _record(self, seq: int) -> ChangeRecord:
         """A change record as the world-model node published it."""
         data = self.client.wait(m.WORLD_MODEL_CHANGES, lambda r: r.get("seq") == seq, timeout=30)
+        self._seen_seq = max(self._seen_seq, seq)
         return ChangeRecord.from_json(data)
 
 
