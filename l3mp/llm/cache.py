@@ -76,16 +76,30 @@ class ResponseCache:
         return row[0] if row else 0
 
     def _run(self, action: Any) -> Any:
+        """`action` on a fresh connection. A transient lock (another process creating the database or switching
+        it to WAL, sqlite's rare "locking protocol" under heavy contention) is tried again until the busy timeout
+        has passed; any other error, or a lock that outlasts it, turns the cache off."""
         if not self.enabled:
             return None
-        try:
-            with closing(self._connect()) as db, db:
-                return action(db)
-        except (sqlite3.Error, OSError) as exc:
-            self.enabled = False
-            log.warning("LLM response cache %s is unusable (%s); continuing without the cache. Delete the file "
-                        "to start a fresh cache.", self.path, exc)
-            return None
+        deadline = time.monotonic() + self._busy_timeout_s
+        pause = 0.01
+        while True:
+            try:
+                with closing(self._connect()) as db, db:
+                    return action(db)
+            except sqlite3.OperationalError as exc:
+                if _transient(exc) and time.monotonic() < deadline:
+                    time.sleep(pause)
+                    pause = min(2 * pause, 0.5)
+                    continue
+                return self._give_up(exc)
+            except (sqlite3.Error, OSError) as exc:
+                return self._give_up(exc)
+
+    def _give_up(self, exc: Exception) -> None:
+        self.enabled = False
+        log.warning("LLM response cache %s is unusable (%s); continuing without the cache. Delete the file "
+                    "to start a fresh cache.", self.path, exc)
 
     def _connect(self) -> sqlite3.Connection:
         if not self._ready:
@@ -103,3 +117,9 @@ class ResponseCache:
             db.execute(_SCHEMA)
             db.commit()
         self._ready = True
+
+
+def _transient(exc: sqlite3.OperationalError) -> bool:
+    """Whether `exc` is a lock held by another connection for a while (worth trying again)."""
+    text = str(exc).lower()
+    return any(word in text for word in ("locked", "busy", "locking protocol"))

@@ -22,9 +22,24 @@ def _default_log_dir() -> Path:
     return Path(tempfile.gettempdir()) / "l3mp-ros-logs"
 
 
+DOMAINS = range(1, 102)
+"""ROS domain ids that work on loopback (higher ids need ports above what the DDS port formula allows)."""
+_handed_out: set[int] = set()
+
+
 def random_domain() -> int:
-    """A ROS domain id in 1..101 (higher ids need ports above what the DDS port formula allows)."""
-    return random.randint(1, 101)
+    """A random ROS domain id of `DOMAINS` that this process has not handed out before and that is not its own
+    ``ROS_DOMAIN_ID`` (until all are taken): two stacks started by one process (a test session, a benchmark) never
+    share a domain, where one stack's nodes would answer the other's client (a node still starting up then took a
+    stop signal meant for a running one)."""
+    own = os.environ.get("ROS_DOMAIN_ID", "").strip()
+    free = [d for d in DOMAINS if d not in _handed_out and str(d) != own]
+    if not free:
+        _handed_out.clear()
+        free = [d for d in DOMAINS if str(d) != own]
+    domain = random.choice(free)
+    _handed_out.add(domain)
+    return domain
 
 
 def ros_environment(domain_id: int, log_dir: Path | None = None) -> dict[str, str]:

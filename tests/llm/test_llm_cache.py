@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 import subprocess
 import sys
 from dataclasses import replace
@@ -178,3 +179,31 @@ def test_api_key_never_in_logs_repr_reports_or_cache(server: ScriptedServer, tmp
     files = list(tmp_path.glob("c.sqlite3*"))
     assert files and not [f for f in files if FAKE_KEY.encode() in f.read_bytes()]
     assert not hasattr(settings, "api_key_value") and FAKE_KEY not in str(vars(settings))
+
+
+def test_a_transient_lock_is_tried_again_and_a_lasting_one_turns_the_cache_off(tmp_path: Path, monkeypatch,
+                                                                                caplog: pytest.LogCaptureFixture):
+    """sqlite can answer "locking protocol" or "database is locked" while another process creates the file or
+    switches it to WAL (seen once in CI as a writer whose cache turned itself off): tried again, not given up."""
+    cache = ResponseCache(tmp_path / "c.sqlite3", busy_timeout_s=0.3)
+    real, failures = ResponseCache._connect, [sqlite3.OperationalError("locking protocol"),
+                                              sqlite3.OperationalError("database is locked")]
+
+    def flaky(self):
+        if failures:
+            raise failures.pop(0)
+        return real(self)
+
+    monkeypatch.setattr(ResponseCache, "_connect", flaky)
+    cache.put("k", "text", Usage(1, 1), "m")
+    assert not failures and cache.enabled and cache.get("k").text == "text"
+    monkeypatch.setattr(ResponseCache, "_connect", real)
+    holder = sqlite3.connect(tmp_path / "c.sqlite3")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with caplog.at_level(logging.WARNING):
+            cache.put("k2", "text", Usage(1, 1), "m")
+    finally:
+        holder.rollback()
+        holder.close()
+    assert not cache.enabled and "continuing without the cache" in caplog.text

@@ -5,7 +5,6 @@ replanning, malformed requests, diagnostics and the services."""
 from __future__ import annotations
 
 import json
-import os
 import time
 
 import pytest
@@ -14,6 +13,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from l3mp.ros import protocol as m
 from l3mp.ros.client import Client
 from l3mp.ros.executor_node import GOAL_FALSE
+from l3mp.ros.launcher import random_domain
 from tests.helpers import F, snapshot
 from tests.llm.scripted_server import reply, slow
 from tests.ros import flaky_adapter
@@ -244,7 +244,7 @@ def test_a_resent_delta_is_answered_again_and_applied_once(ros):
 
 
 def test_a_running_plan_can_be_cancelled_after_its_current_step(tmp_path):
-    domain_id = 1 + (int(os.environ["ROS_DOMAIN_ID"]) % 101)  # not the module's nodes
+    domain_id = random_domain()  # not the module's nodes
     params = {"world_model": {"store_path": str(make_store(tmp_path / "world")), "fsync": False},
               "executor": {"adapter": FLAKY, "adapter_options": json.dumps({"delay_s": 0.5})}}
     ros = Client(("world_model", "executor"), params, domain_id=domain_id)
@@ -286,7 +286,7 @@ def watched(tmp_path_factory):
     """World model, planner and executor with the TEST DOUBLE robot that looks when asked whether the goal holds
     (`flaky_adapter.Watching`); what it sees goes to the world model's perception topic, as the AI2-THOR bridge
     sends it, and is applied there before `reached` answers."""
-    domain_id = 1 + (int(os.environ["ROS_DOMAIN_ID"]) + 50) % 101  # not the other stacks'
+    domain_id = random_domain()  # not the other stacks'
     undone = {"(light_on lamp2)": {"triplets": [["lamp2", "light_on", False]], "times": 1},
               "(tv_on tv1)": {"triplets": [["tv1", "tv_on", False]], "times": 99}}
     params = {"world_model": {"store_path": str(make_store(tmp_path_factory.mktemp("watched") / "world")),

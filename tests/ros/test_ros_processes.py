@@ -158,3 +158,16 @@ def test_sigint_while_messages_arrive_is_a_clean_stop(tmp_path, llm_server):
         stack.close()
     with WorldModel.open(household(), stack.store, rules=household_rules(), read_only=True) as world:
         assert not world.warnings
+
+
+def test_random_domains_are_never_handed_out_twice_nor_the_sessions_own(monkeypatch):
+    """Two stacks of one process in one domain would answer each other's clients (a node still starting then took a
+    stop signal meant for a running one: a flaky exit -2)."""
+    from l3mp.ros import launcher
+
+    monkeypatch.setattr(launcher, "_handed_out", set())
+    monkeypatch.setenv("ROS_DOMAIN_ID", "7")
+    first = [random_domain() for _ in range(len(launcher.DOMAINS) - 1)]
+    assert len(set(first)) == len(first) and 7 not in first and set(first) <= set(launcher.DOMAINS)
+    again = random_domain()  # all taken: the count starts over, still never the session's own
+    assert again != 7 and again in launcher.DOMAINS
