@@ -15,7 +15,7 @@ from l3mp.retrieval import make_retriever
 from l3mp.retrieval.grounding import Grounder, Lexicon
 from l3mp.updates import APPLIED, ASKED, DECLINED, NO_CHANGE, NLUpdater
 from l3mp.updates.meaning import Stated, eaten_from, plain_report, repair
-from l3mp.updates.reading import read, read_parts
+from l3mp.updates.reading import _commentary, read, read_parts
 from l3mp.world.delta import state_delta
 from l3mp.world.model import WorldModel
 from tests.helpers import F, household, household_rules
@@ -421,6 +421,14 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
      {F("has", "jessica", "sparkling_water_1")}),
     ("Jessica washed the wine glass, the purple plate and the black frying pan.",  # a list with commas
      {F("dirty", "wine_glass_1"), F("dirty", "purple_plate_1"), F("dirty", "black_frying_pan_1")}, set()),
+    ("Jessica turned the TV on, nobody was watching it though.", set(), {F("tv_on", "tv_1")}),  # a comment
+    # parts between commas or stops that each read plainly, when the whole does not
+    ("Jessica turned on the TV, the vanity light was already on.", set(), {F("tv_on", "tv_1")}),
+    ("Jessica picked up the atlas from the bookshelf in bedroom 1; she put it on the kitchen table in kitchen 1.",
+     {F("on", "atlas_1", "bookshelf_2")}, {F("on", "atlas_1", "kitchen_table_1")}),
+    ("Jessica has left kitchen 1, she's in the garage now.", {F("in_room", "jessica", "kitchen_1")},
+     {F("in_room", "jessica", "garage_1")}),
+    ("Jessica turned on the tap in the bathroom, it had been off all day.", set(), {F("faucet_on", "faucet_2")}),
     ("Jessica put the black cup, the yellow plate and the atlas on the kitchen table in kitchen 1.",
      {F("inside", "black_cup_1", "pantry_2"), F("on", "yellow_plate_1", "dresser_1"),
       F("on", "atlas_1", "bookshelf_2")},
@@ -501,3 +509,20 @@ def test_a_verb_that_is_a_word_of_a_things_name_is_no_verb():
 def test_what_the_reader_must_not_apply_as_said(text):
     result = _updater().update(text)
     assert result.outcome != APPLIED or F("tv_on", "tv_1") not in set(result.record.delta.add), result.reason
+
+
+@pytest.mark.parametrize(("part", "comment"), [
+    ("nobody was watching it anyway", True),
+    ("no one was using it", True),
+    ("nobody got to it in time", True),
+    ("it had been running all night", True),
+    ("nobody turned it off", False),  # says it is still on
+    ("nobody answered it", False),  # still ringing
+    ("nobody was watching it so he turned it off", False),
+    ("she was reading", False),
+])
+def test_a_comment_after_a_comma_is_set_aside_and_an_event_is_not(part, comment):
+    lexicon = Grounder(household(), household_rules()).lexicon
+    verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | lexicon.state_words
+    assert _commentary(part.split(), verbs, names_a_thing=False) is comment
+    assert not _commentary(part.split(), verbs, names_a_thing=True)

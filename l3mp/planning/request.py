@@ -40,7 +40,7 @@ _TO = frozenset({"in", "into", "on", "onto", "to", "inside", "at", "from", "back
 _BREAKS = frozenset({"and", "then", "but", "so", "while", "please"})
 _WISHES = frozenset({"should", "must", "ought", "need", "needs", "want", "wants", "like", "sure", "let", "make"})
 """Words that say what should be so ("the fridge should be closed"): a clause with one asks for that state."""
-_DARK = frozenset({"dark", "darkness", "pitch", "see"})
+_DARK = frozenset({"dark", "darkness", "pitch", "gloomy", "dim", "see"})
 _ONE = frozenset({"one", "ones"})
 _REMINDER = re.compile(r"\b(?:(?:do\s*n[o']?t|never)\s+forget|remember|be\s+sure)\s+(?:to\s+)?", re.IGNORECASE)
 """Words that only remind ("don't forget to close the fridge", "remember to"): no negation of what follows."""
@@ -99,11 +99,25 @@ _WASH_WORDS = re.compile(r"\b(?:rinse|scrub)(?:\s+out)?(?=\s+(?:the|my|our|all|e
                          re.IGNORECASE)
 """"Rinse the glass", "scrub the pan": wash it."""
 _GO_FOR = re.compile(r"^I\s*(?:(?:could|would|'d)\s+(?:really\s+|so\s+|totally\s+)?(?:go\s+for|do\s+with|use)\s+"
-                     r"(?:some|a|an|the)|(?:'d|\s+would)\s+(?:really\s+)?(?:love|like)\s+(?:some|a|an|the|my)|"
+                     r"(?:some|a|an|the|that|this)|(?:'d|\s+would)\s+(?:really\s+)?(?:love|like)\s+(?:some|a|an|the|my)|"
                      r"(?:really\s+)?fancy\s+(?:some|a|an|the)|(?:'m|\s+am)\s+craving\s+(?:some|a|an|the))\s+(?=\w)",
                      re.IGNORECASE)
 """"I could really go for some chocolate", "I'd love a soda", "I fancy the banana": bring me the chocolate (the
 speaker is "me")."""
+_OH = r"(?:(?:ugh|oh|ahh?|man|gosh|wow|hmm+|ok|okay|so|honestly)[,!.]*\s+)?"
+_HUNGRY = re.compile("^" + _OH + r"I(?:'m|\s+am)\s+(?:so\s+|really\s+|kinda\s+|kind\s+of\s+|a\s+bit\s+|pretty\s+|"
+                     r"a\s+little\s+)?"
+                     r"(?:hungry|thirsty|starving|peckish|parched|famished)\s*(?:[.!,;]+|\u2026)\s*"
+                     r"(?:I\s*)?(?=(?:could|would|'d|really\s+fancy|fancy)\b)", re.IGNORECASE)
+""""I'm kinda hungry... could really go for that bag of chips": what the speaker feels only says why (`_GO_FOR`
+reads the rest)."""
+_WOULD_BE_NICE = re.compile(
+    r"^" + _OH + r"(?:I(?:'m|\s+am)\s[^.!?,;]*(?:[.!,;]+|\u2026)\s*)?"
+    r"(?P<what>(?:a|an|some|the|that|this|my)\s+[^,.;!?]+?)\s+"
+    r"would\s+(?:really\s+|so\s+|just\s+)?(?:be\s+(?:so\s+|really\s+|just\s+)?(?:great|lovely|nice|perfect|amazing|"
+    r"wonderful|good|ace|brilliant)|hit\s+the\s+spot)(?:\s+(?:right\s+)?now)?\s*[.!]*\s*$", re.IGNORECASE)
+""""A granola bar would be lovely right now", "that banana on the table would really hit the spot" (after what the
+speaker feels): bring me the granola bar."""
 _PUT_ON = re.compile(r"\b(?:put|get)\s+(?P<what>(?:the|my|our)\s+[^,.;!?]+?)\s+on\b"
                      r"(?=\s*(?:$|[,.;!?]|in\b|please\b|for\b))", re.IGNORECASE)
 """"Put the TV on in the living room" (on with no place after it): turn on the TV in the living room."""
@@ -199,6 +213,8 @@ def plain_request(task: str) -> str:
     text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", _WHEN.sub("", _BECAUSE_IT_IS.sub(
         "", task))))))
     text = _ALL_WASHING.sub("wash all the dirty dishes", _WASHING_UP.sub("wash ", text))
+    text = _WOULD_BE_NICE.sub(lambda m: "bring me " + re.sub(r"^(?:that|this|some|a|an)\s+", "the ", m["what"],
+                                                             flags=re.IGNORECASE), _HUNGRY.sub("I ", text.strip()))
     text = _GO_FOR.sub("bring me the ", _CAN_I_HAVE.sub("bring me ", _PITCH.sub("dark", _SHUT_OFF.sub("turn ", text))))
     text = _PUT_ON.sub(lambda m: f"turn on {m['what']}", text)
     text = _SIGN_AFTER.sub(lambda m: f"{m['verb']} {m['sign']} {m['what']}", text)
@@ -865,6 +881,8 @@ def complaint_reading(task: str, mentions: Sequence[Mention], graph: WorldGraph,
     if _WISHES & set(words) or any(c.verb is not None and words[c.verb] not in _DARK | _BRIGHT
                                    for c in clauses_of(task, words, covered)):
         return None  # ("it's so bright": "bright" opens a clause after "so", but asks for nothing)
+    if (_DARK | _BRIGHT) & set(words):  # "it's so dark in here, I can't find my book": the book says why
+        mentions = [m for m in mentions if m.start not in _own_trouble(task, words)]
     kinds = {id(m): _kind_of(graph, domain, m) for m in mentions}
     things = [m for m in mentions if kinds[id(m)] == "thing" and m.qualifies is None]
     places = [m for m in mentions if kinds[id(m)] == "place"]
@@ -900,6 +918,20 @@ def complaint_reading(task: str, mentions: Sequence[Mention], graph: WorldGraph,
                                       near=False)
         return RequestReading(ASKED, question=question) if question else None
     return _answer([Stated(Fact(predicate, (now[0],)), False)], (), changes=True)
+
+
+def _own_trouble(task: str, words: list[str]) -> set[int]:
+    """The words of the parts (between commas or stops) of a complaint where the speaker says what they cannot do
+    ("I can't even find my book", "I can barely see what I'm chopping"): what they name is no thing to change."""
+    out: set[int] = set()
+    at = 0
+    for part in re.split(r"[,;.!?]", task):
+        n = len(tokens(part))
+        span = words[at:at + n]
+        if span[:1] in (["i"], ["we"]) and ({"can", "cannot", "couldn", "could"} & set(span[:3])):
+            out.update(range(at, at + n))
+        at += n
+    return out if at == len(words) else set()
 
 
 def _kind_of(graph: WorldGraph, domain: Domain, mention: Mention) -> str:

@@ -102,6 +102,13 @@ def read(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Doma
         return None  # "somebody's phone is ringing, get it": says what is so, to ask for something else
     reader = _Reader(words, mentions, graph, domain, rules, lexicon, request, speaker, pauses(text),
                      frozenset(aside) - _got_no_new(words, lexicon))
+    found = reader.read()
+    if found is not None or request or not reader.stops:
+        return found
+    # a report whose parts between commas each read plainly: "Sarah turned on the TV in living room 2, the other
+    # one was already on" (a comma that only lists, "she picked it up, she needs it for ...", reads whole, above)
+    reader = _Reader(words, mentions, graph, domain, rules, lexicon, request, speaker, pauses(text),
+                     frozenset(aside) - _got_no_new(words, lexicon), at_commas=True)
     return reader.read()
 
 
@@ -154,7 +161,9 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
     - a clause of a new thing ("brought home a watermelon and put the tomato on the table"): "new" or a noun the
       grounding did not find after "brought home" or "came home with", and no mention but people (language never
       adds things; the rest is read);
-    - a purpose or reason at the end that names nothing ("took the mug to make coffee", `_purpose`)."""
+    - a purpose or reason at the end that names nothing ("took the mug to make coffee", `_purpose`);
+    - a comment after a comma on what went on before (`_commentary`: "..., nobody was watching it anyway", "..., it
+      had been running all night")."""
     verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | lexicon.state_words
     people = {i for m in mentions if m.candidates and all(_is(graph, domain, n, "person") for n in m.candidates)
               for i in range(m.start, m.end)}
@@ -169,7 +178,9 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
         after_a_comma = at > 0 and not any(m.start in span for m in mentions) and any(
             words[i] in _PERSON_PRONOUNS | {"i", "we"} for i in span)
         before_a_comma = k == 0 and len(parts) > 1 and bool(named & set(span)) and named & set(span) <= people
-        if plain and (after_a_comma or before_a_comma):
+        if (plain and (after_a_comma or before_a_comma)) or (at > 0 and _commentary(
+                [words[i] for i in span], verbs, any(m.start in span and words[m.start] not in _THING_PRONOUNS
+                                                     for m in mentions))):
             out.update(span)
         at += n
     if at != len(words):
@@ -180,6 +191,30 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
         if named & span <= people and _tells_of_a_new_thing(words, start, end, named):
             out |= span
     return out
+
+
+_NOBODY = frozenset({"nobody", "noone"})
+
+
+def _commentary(part: list[str], verbs: frozenset[str], names_a_thing: bool) -> bool:
+    """Whether a part after a comma only comments on what went on before the change it follows, naming no thing
+    (a pronoun may stand for one): nobody doing something ("nobody was watching it anyway", "nobody got to it in
+    time") with no verb or state word of the lexicon ("nobody turned it off" says it is still on: not a comment),
+    or what a thing had been ("it had been running all night": the state before the change, not the one now)."""
+    words = [w for w in part if w not in ("and", "but", "so", "though")]
+    if names_a_thing or len(words) < 3:
+        return False
+    if words[0] in _THING_PRONOUNS and words[1:3] == ["had", "been"]:
+        return True
+    lead = 2 if words[:2] == ["no", "one"] else 1 if words[0] in _NOBODY else 0
+    rest = words[lead:]
+    if rest[:1] in (["was"], ["were"]) and len(rest) > 1 and rest[1].endswith("ing"):
+        tail = rest[2:]  # "was watching": what went on, whatever its word
+    elif rest[:2] == ["got", "to"]:
+        tail = rest[2:]
+    else:
+        return False
+    return bool(lead) and not any(w in verbs for w in tail)
 
 
 _PURPOSE_ENDS = frozenset({"on", "with", "up", "in"})
@@ -225,8 +260,11 @@ def _is(graph: WorldGraph, domain: Domain, name: str, kind: str) -> bool:
 class _Reader:
     def __init__(self, words: list[str], mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
                  rules: RuleSet, lexicon: Lexicon, request: bool = False, speaker: str | None = None,
-                 stops: frozenset[int] = frozenset(), aside: frozenset[int] = frozenset()) -> None:
+                 stops: frozenset[int] = frozenset(), aside: frozenset[int] = frozenset(),
+                 at_commas: bool = False) -> None:
         self.request = request
+        self.at_commas = at_commas
+        """Whether `read` ends a clause at a comma or a stop too (`stops`), not only at "and", "then", ..."""
         self.aside = aside
         """The words of the parts that tell nothing the memory keeps (`_asides`): their clauses are not read, but
         a person they name may be who does what follows ("Jessica brought home a melon and put ...")."""
@@ -262,7 +300,7 @@ class _Reader:
         if self.plural:
             return None  # "all the books": the model lists them (a few, "both wine glasses", are read)
         subject: _Thing | None = None
-        for start, end in self._clauses():
+        for start, end in self._clauses(self.stops if self.at_commas else frozenset()):
             if self.aside >= set(range(start, end)):
                 subject = next((t for t in self.things if start <= t.start < end and t.kind == "person"), subject)
                 continue
@@ -461,6 +499,8 @@ class _Reader:
         out = [t for t in self.things if start <= t.start < end]
         for i in range(start, end):
             word = self.words[i]
+            if i in self.aside:
+                continue  # "..., nobody was watching it anyway": a comment, its pronoun stands for nothing new
             if word == "me" and self.request:
                 if self.speaker is None:
                     return None  # "bring me ...": who is asking is not known
@@ -507,8 +547,8 @@ class _Reader:
         """A verb the reader knows; "has" and "have" only when a thing follows ("has the book", not "has been
         washed", "has left")."""
         word = self.words[i]
-        if word not in self.verbs or (i > 0 and self.words[i - 1] in ("by", "a")):
-            return False  # "washed it by hand", "gave her a hand"
+        if word not in self.verbs or (i > 0 and self.words[i - 1] in ("by", "a")) or i in self.aside:
+            return False  # "washed it by hand", "gave her a hand", "..., nobody got to it in time"
         if any(m.start <= i < m.end for m in self.mentions):
             return False  # a word of a thing's name: "the reading lamp"
         after = self.words[i + 1] if i + 1 < len(self.words) else ""

@@ -98,6 +98,13 @@ def reading(text: str, speaker: str | None = None):
     ("I can't sleep with the bedside lamp on.", "jessica", "(not (light_on bedside_lamp_1))"),
     ("It's so bright in bedroom 2.", None, "(and (not (light_on desk_lamp_1)) (not (light_on overhead_light_6)))"),
     ("It's pitch black in the garage, I can't see anything.", None, "(light_on overhead_light_5)"),  # one light off
+    ("It's so gloomy in the garage, I can't even find my book.", None, "(light_on overhead_light_5)"),  # the book
+    # only says why
+    # what would be nice, after what the speaker feels: bring it to them
+    ("I'm kinda peckish. The small yogurt from fridge 1 would be lovely right now.", "jessica",
+     "(has jessica small_yogurt_1)"),
+    ("ugh I'm so thirsty... could really go for that water bottle", "jessica", "(has jessica water_bottle_1)"),
+    ("I'm parched, that water bottle would really hit the spot", "jessica", "(has jessica water_bottle_1)"),
     # things listed after one verb, whatever words count them or say where one is
     ("Turn off the vanity light and all the lights in bedroom 2.", None,
      "(and (not (light_on desk_lamp_1)) (not (light_on overhead_light_6)) (not (light_on vanity_light_1)))"),
