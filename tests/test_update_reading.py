@@ -12,10 +12,10 @@ from l3mp_sim.house import house_graph
 from l3mp.errors import LLMError
 from l3mp.llm.types import LLM, LLMReply, Usage
 from l3mp.retrieval import make_retriever
-from l3mp.retrieval.grounding import Grounder, Lexicon
+from l3mp.retrieval.grounding import Grounder, Lexicon, tokens
 from l3mp.updates import APPLIED, ASKED, DECLINED, NO_CHANGE, NLUpdater
 from l3mp.updates.meaning import Stated, eaten_from, plain_report, repair
-from l3mp.updates.reading import _commentary, read, read_parts
+from l3mp.updates.reading import _commentary, _not_that_one, _with_it, read, read_parts
 from l3mp.world.delta import state_delta
 from l3mp.world.model import WorldModel
 from tests.helpers import F, household, household_rules
@@ -422,6 +422,9 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
     ("Jessica washed the wine glass, the purple plate and the black frying pan.",  # a list with commas
      {F("dirty", "wine_glass_1"), F("dirty", "purple_plate_1"), F("dirty", "black_frying_pan_1")}, set()),
     ("Jessica turned the TV on, nobody was watching it though.", set(), {F("tv_on", "tv_1")}),  # a comment
+    # a part after a comma that only says which thing was not meant
+    ("Jessica took the atlas off the bookshelf in bedroom 1, not the small one on the other desk.",
+     {F("on", "atlas_1", "bookshelf_2")}, {F("has", "jessica", "atlas_1")}),
     # parts between commas or stops that each read plainly, when the whole does not
     ("Jessica turned on the TV, the vanity light was already on.", set(), {F("tv_on", "tv_1")}),
     ("Jessica picked up the atlas from the bookshelf in bedroom 1; she put it on the kitchen table in kitchen 1.",
@@ -526,3 +529,29 @@ def test_a_comment_after_a_comma_is_set_aside_and_an_event_is_not(part, comment)
     verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | lexicon.state_words
     assert _commentary(part.split(), verbs, names_a_thing=False) is comment
     assert not _commentary(part.split(), verbs, names_a_thing=True)
+
+
+@pytest.mark.parametrize(("part", "which"), [
+    ("not the grey one", True),
+    ("not the small one on the other desk", True),
+    ("not the cordless", True),
+    ("the other one", True),
+    ("not the grey one so she turned it off", False),  # an event
+    ("not today", False),
+    ("the grey one is dirty", False),
+])
+def test_a_part_that_only_says_which_thing_was_not_meant(part, which):
+    lexicon = Grounder(household(), household_rules()).lexicon
+    verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | lexicon.state_words
+    assert _not_that_one(part.split(), verbs) is which
+
+
+def test_the_on_it_of_a_thing_that_says_which_place_is_meant_is_set_aside():
+    graph = house()
+    grounder = Grounder(household(), household_rules())
+    text = "Jessica put the atlas on the kitchen table, the one with the plate on it."
+    words = tokens(text)
+    aside = _with_it(words, grounder.ground(text, graph))
+    assert {words[i] for i in aside} == {"the", "one", "with", "plate", "on", "it"}
+    text = "Jessica put the atlas on the kitchen table with the plate."
+    assert not _with_it(tokens(text), grounder.ground(text, graph))

@@ -32,13 +32,13 @@ from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
 from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, pauses, tokens
 from l3mp.updates.meaning import (
-    DETERMINERS,
     Stated,
     clauses,
     is_carried,
     is_source,
     label,
     picked_up,
+    says_which_place,
     signs_in,
     yet_to_be,
 )
@@ -385,7 +385,7 @@ def _references(words: list[str], mentions: Sequence[Mention], graph: WorldGraph
             continue
         if is_carried(words, mention, mentions, graph):
             carried.add(mention.start)
-        describes = mention.qualifies is not None or mention.start in carried or _on_it(words, mention)
+        describes = mention.qualifies is not None or mention.start in carried or says_which_place(words, mention)
         out.append(_Ref(mention.start, mention.end, names, describes, is_source(words, mention.start)))
     for i, word in enumerate(words):
         if word not in _THING_PRONOUNS | _PERSON_PRONOUNS:
@@ -397,15 +397,6 @@ def _references(words: list[str], mentions: Sequence[Mention], graph: WorldGraph
         if earlier:
             out.append(_Ref(i, i + 1, frozenset().union(*(r.names for r in earlier)), False, False))
     return sorted(out, key=lambda r: r.start)
-
-
-def _on_it(words: list[str], mention: Mention) -> bool:
-    """Whether a mention says which place is meant by what lies there ("the one with the pear on it")."""
-    i = mention.start - 1
-    while i >= 0 and words[i] in DETERMINERS:
-        i -= 1
-    after = words[mention.end:mention.end + 2]
-    return i >= 0 and words[i] == "with" and len(after) == 2 and after[0] in _TO and after[1] in _THING_PRONOUNS
 
 
 def _the(graph: WorldGraph, name: str) -> str:

@@ -862,6 +862,16 @@ def _last_place(stated: list[Stated], mentions: Sequence[Mention], sources: set[
     return [s for i, s in enumerate(stated) if i not in drop]
 
 
+def says_which_place(words: list[str], mention: Mention) -> bool:
+    """Whether a mention says which place is meant by what lies there ("the one with the pear on it")."""
+    i = mention.start - 1
+    while i >= 0 and words[i] in DETERMINERS:
+        i -= 1
+    after = words[mention.end:mention.end + 2]
+    return i >= 0 and words[i] == "with" and len(after) == 2 and after[0] in ("on", "in", "inside") and after[
+        1] in ("it", "them")
+
+
 def problems(delta: Delta, stated: Sequence[Stated], mentions: Sequence[Mention], allowed: set[str],
              graph: WorldGraph, domain: Domain, covered_types: frozenset[str], text: str = "",
              rules: RuleSet | None = None) -> list[str]:
@@ -876,7 +886,8 @@ def problems(delta: Delta, stated: Sequence[Stated], mentions: Sequence[Mention]
     for mention in mentions:
         if mention.qualifies is not None or mention.plural or not mention.candidates or is_source(
                 words, mention.start) or is_carried(words, mention, mentions, graph) or (
-                rules is not None and is_where_it_is(words, mention, mentions, graph, rules)):
+                rules is not None and is_where_it_is(words, mention, mentions, graph, rules)) or says_which_place(
+                words, mention):
             continue
         if mention.end <= len(words) and "still" in words[slice(*_clause(words, mention.start, mention.end))]:
             continue  # "is still holding her soda can": where it already is

@@ -163,7 +163,9 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
       adds things; the rest is read);
     - a purpose or reason at the end that names nothing ("took the mug to make coffee", `_purpose`);
     - a comment after a comma on what went on before (`_commentary`: "..., nobody was watching it anyway", "..., it
-      had been running all night")."""
+      had been running all night");
+    - a part after a comma that only says which thing was not meant (`_not_that_one`: "..., not the grey one",
+      "..., not the small one on the other desk", "..., the other one")."""
     verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | lexicon.state_words
     people = {i for m in mentions if m.candidates and all(_is(graph, domain, n, "person") for n in m.candidates)
               for i in range(m.start, m.end)}
@@ -178,7 +180,8 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
         after_a_comma = at > 0 and not any(m.start in span for m in mentions) and any(
             words[i] in _PERSON_PRONOUNS | {"i", "we"} for i in span)
         before_a_comma = k == 0 and len(parts) > 1 and bool(named & set(span)) and named & set(span) <= people
-        if (plain and (after_a_comma or before_a_comma)) or (at > 0 and _commentary(
+        if (plain and (after_a_comma or before_a_comma)) or (at > 0 and _not_that_one(
+                [words[i] for i in span], verbs)) or (at > 0 and _commentary(
                 [words[i] for i in span], verbs, any(m.start in span and words[m.start] not in _THING_PRONOUNS
                                                      for m in mentions))):
             out.update(span)
@@ -194,6 +197,20 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
 
 
 _NOBODY = frozenset({"nobody", "noone"})
+
+
+def _not_that_one(part: list[str], verbs: frozenset[str]) -> bool:
+    """Whether a part after a comma only says which thing was not meant, or that the one named is the other one:
+    "not the grey one", "not the small one on the other desk", "not the cordless", "the other one" (no verb or
+    state word of the lexicon; what it names changes nothing). The thing before it must still be named alone:
+    the reading asks when its words fit several things."""
+    words = [w for w in part if w not in ("but", "and", "i", "mean")]
+    if not words or any(w in verbs and words[k + 1:k + 2] not in ([d] for d in _DETERMINERS) for k, w in
+                        enumerate(words)):
+        return False  # ("on the other desk": a place, not a state)
+    if words[:1] == ["not"] and words[1:2] and words[1] in _DETERMINERS | {"that", "this", "those", "these"}:
+        return True
+    return words in (["the", "other", "one"], ["that", "other", "one"])
 
 
 def _commentary(part: list[str], verbs: frozenset[str], names_a_thing: bool) -> bool:
@@ -253,6 +270,24 @@ def _tells_of_a_new_thing(words: list[str], start: int, end: int, named: set[int
     return False
 
 
+def _with_it(words: list[str], mentions: Sequence[Mention]) -> frozenset[int]:
+    """The "on it" of a thing that only says which place is meant: "the table with the plate on it" (the grounding
+    has the plate say which table: it qualifies it); the "it" is the place, nothing that changed. After "the one
+    with", the whole of it: "..., the one with the gold phone on it" (the grounding chose the place already)."""
+    out: set[int] = set()
+    for m in mentions:
+        if not (m.start > 0 and "with" in words[max(0, m.start - 2):m.start] and words[m.end:m.end + 2] in (
+                ["on", "it"], ["in", "it"], ["inside", "it"])):
+            continue
+        if m.qualifies is not None:
+            out.update((m.end, m.end + 1))
+        lead = next((j for j in range(max(0, m.start - 4), m.start) if words[j:j + 3] in (
+            ["the", "one", "with"], ["that", "one", "with"])), None)
+        if lead is not None:  # "on the desk in bedroom 3, the one with the gold phone on it": which desk, again
+            out.update(range(lead, m.end + 2))
+    return frozenset(out)
+
+
 def _is(graph: WorldGraph, domain: Domain, name: str, kind: str) -> bool:
     return domain.has_type(kind) and domain.is_subtype(graph.entity_type(name) or "", kind)
 
@@ -265,6 +300,7 @@ class _Reader:
         self.request = request
         self.at_commas = at_commas
         """Whether `read` ends a clause at a comma or a stop too (`stops`), not only at "and", "then", ..."""
+        aside = aside | _with_it(words, mentions)
         self.aside = aside
         """The words of the parts that tell nothing the memory keeps (`_asides`): their clauses are not read, but
         a person they name may be who does what follows ("Jessica brought home a melon and put ...")."""
@@ -472,9 +508,10 @@ class _Reader:
                     k < len(pairs) - 1 and a.end - 1 in self.stops)) for k, (a, b) in enumerate(pairs))  # "A, B and C"
 
     def _aside(self, thing: _Thing) -> bool:
-        """A thing that needs no change of its own: where something came from, what a person carries, or the place
-        where a thing named before it already is ("is ringing on the side table")."""
-        return is_source(self.words, thing.start) or self._carried(thing) or (
+        """A thing that needs no change of its own: one named in an aside ("..., not the small one on the other
+        desk"), where something came from, what a person carries, or the place where a thing named before it
+        already is ("is ringing on the side table")."""
+        return thing.start in self.aside or is_source(self.words, thing.start) or self._carried(thing) or (
             thing.mention in self.mentions and is_where_it_is(self.words, thing.mention, self.mentions, self.graph,
                                                               self.rules))
 
