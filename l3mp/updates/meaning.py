@@ -864,7 +864,7 @@ def _last_place(stated: list[Stated], mentions: Sequence[Mention], sources: set[
 
 def says_which_place(words: list[str], mention: Mention) -> bool:
     """Whether a mention says which place is meant by what lies there ("the one with the pear on it")."""
-    i = mention.start - 1
+    i = min(mention.start, len(words)) - 1  # (no words: a check without the text)
     while i >= 0 and words[i] in DETERMINERS:
         i -= 1
     after = words[mention.end:mention.end + 2]
