@@ -34,7 +34,7 @@ from l3mp.planning.request import (
 from l3mp.planning.validate import Validation, validate_plan
 from l3mp.planning.wording import Wording, goal_problems
 from l3mp.retrieval.base import Retrieved, Retriever
-from l3mp.retrieval.context import context_entities
+from l3mp.retrieval.context import DEFAULT_DEPTH, assemble, context_entities
 from l3mp.retrieval.grounding import Grounder, Mention, places_of
 from l3mp.world.graph import WorldGraph
 from l3mp.world.model import WorldModel
@@ -172,6 +172,11 @@ class TaskPlanner:
                 goal = read.goal
         grounded = None if result.goal_source == "" and goal is not None else grounded_context(
             task, mentions, graph, self.world.domain, speaker=speaker)
+        if grounded is None and result.goal_source == "read":  # "do the washing up": the read goal names the
+            # things, the words none; no model call for a query graph
+            named = {n for n in _NAME.findall(goal or "") if graph.has_entity(n)}
+            grounded = assemble("grounded", graph, self.world.domain, named, DEFAULT_DEPTH,
+                                {"mentions": [], "from_goal": True}) if named else None
         try:
             # the grounded mentions are the context when there are any (a read goal, or the LLM's over them): no
             # query-graph call; the plan widens the context when it needs more

@@ -41,6 +41,9 @@ QUALIFIERS = frozenset({"in", "from", "inside", "at", "of", "on", "by", "near", 
 """Words after a noun that introduce the place that tells alike entities apart ("with", "next to", "beside", "where
 the X is": what is on or in it)."""
 _BESIDE = frozenset({"with", "next", "beside", "where"})
+_ASKING = frozenset({"turn", "switch", "bring", "fetch", "grab", "wash", "close", "open", "answer", "please",
+                     "could", "would"})
+"""Words of asking the robot that a typo may hide ("trun on the lamp", "plesae"), beside the lexicon's words."""
 LABEL_NOUN, TYPE_WORD, OTHER_WORD = 3, 2, 1
 """How strongly a word names an entity: the noun of its label ("mug" of "red mug"), a word of its type from the
 lexicon ("tap" for a faucet), another word of its label ("milk" of "milk carton")."""
@@ -249,7 +252,7 @@ class Grounder:
         words (`l3mp.retrieval.sayings`: "the big light", "left the water running"); and what was read as what."""
         lex = self._lexicon
         known = set(lex.words) | lex.all_words | lex.state_words | lex.moves | lex.takes | lex.gives | lex.goes
-        known |= lex.answers | {w for words in lex.type_words.values() for w in words}
+        known |= lex.answers | {w for words in lex.type_words.values() for w in words} | _ASKING
         labels = []
         for name in graph.entities():
             known.update(tokens(name.replace("_", " ")))

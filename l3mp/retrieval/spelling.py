@@ -7,7 +7,8 @@ the home when it is exactly one edit away from that word and from no other, and 
 
 - the known words are the home's own: its entities' names and labels and the domain lexicon's words
   (`Lexicon.words`, `Lexicon.type_words`, state and verb words);
-- a word that is itself known, short (fewer than `MIN_LENGTH` letters), a known word with an ending ("lamps",
+- a word that is itself known, short (fewer than `MIN_LENGTH` letters, but for a swap of two neighbours in a word of
+  `MIN_SWAP_LENGTH`), a known word with an ending ("lamps",
   "switching"), a stop word, or a real word the lexicon lists as near a known one (`Lexicon.not_misspelt`:
   "beside" is not "bedside") is never changed;
 - the edit is a letter left out ("kichen"), two neighbours swapped ("kicthen") or a letter doubled ("kittchen");
@@ -24,7 +25,11 @@ import re
 from collections.abc import Iterable
 
 MIN_LENGTH = 5
-"""Shorter words are never respelt: "pan"/"pen", "cup"/"cap" are both words too often."""
+"""Shorter words are never respelt by a letter left out or doubled: "pan"/"pen", "cup"/"cap" are both words too
+often."""
+MIN_SWAP_LENGTH = 4
+"""Four-letter words are respelt by two neighbours swapped only ("trun" -> "turn", "lmap" -> "lamp"); shorter ones
+never."""
 _WORD = re.compile(r"[A-Za-z]+")
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 _ENDINGS = ("s", "es", "ed", "d", "ing", "er", "ers", "ly", "'s")
@@ -54,16 +59,24 @@ def respell(text: str, known: Iterable[str], keep: Iterable[str] = ()) -> tuple[
 
 
 def _respelt(word: str, known: set[str], keep: set[str]) -> str | None:
-    if len(word) < MIN_LENGTH or word in known or word in keep or _inflected(word, known):
+    if len(word) < MIN_SWAP_LENGTH or word in known or word in keep or _inflected(word, known):
         return None
-    near = _typos_of(word) & known
+    near = (_typos_of(word) if len(word) >= MIN_LENGTH else _swaps_of(word)) & known
     return next(iter(near)) if len(near) == 1 else None
+
+
+def _swaps_of(word: str) -> set[str]:
+    """`word` with two neighbours swapped back ("trun" -> "turn"), for words too short for the other typos."""
+    return {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)} - {word}
 
 
 def _inflected(word: str, known: set[str]) -> bool:
     """A known word with an ending, or a known word's stem ("lamps", "switching", "clean" of "cleaned")."""
     for ending in _ENDINGS:
-        if word.endswith(ending) and (word[: -len(ending)] in known or word[: -len(ending)] + "e" in known):
+        stem = word[: -len(ending)]
+        if ending == "d" and not stem.endswith("e"):
+            continue  # "closed" is "close" + "d"; "turnd" is no form of "turn"
+        if word.endswith(ending) and (stem in known or stem + "e" in known):
             return True
         if word + ending in known:
             return True

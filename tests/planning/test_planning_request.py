@@ -27,7 +27,7 @@ from l3mp.planning.request import (
     with_parts,
 )
 from l3mp.planning.wording import Wording, goal_problems
-from l3mp.retrieval import FullRetriever
+from l3mp.retrieval import FullRetriever, make_retriever
 from l3mp.retrieval.grounding import Grounder
 from l3mp.updates.meaning import Stated
 from l3mp.world.delta import state_delta
@@ -35,6 +35,7 @@ from l3mp.world.model import WorldModel
 from tests.helpers import household, household_rules
 from tests.llm.conftest import settings_for
 from tests.llm.scripted_server import ScriptedServer, reply
+from tests.test_update_reading import _NoModel
 
 
 @cache
@@ -290,6 +291,17 @@ def test_the_planner_widens_a_wash_to_a_sink_the_retrieved_context_does_not_reac
     result = TaskPlanner(world, None, FullRetriever()).plan("Wash the grey saucepan on the coffee table.")
     assert result.ok and result.goal == "(not (dirty grey_saucepan_1))"
     assert result.plan[-1].startswith("(wash_dish the_robot grey_saucepan_1 ")
+
+
+def test_a_read_request_that_names_nothing_plans_over_its_goals_things_without_a_query_graph():
+    """"Do the washing up" names no thing of the home: the read goal's dishes are the context (the search retriever
+    would have asked the model for a query graph)."""
+    world = WorldModel(household(), household_rules())
+    world.apply(state_delta(household(), world.graph, house_graph(21), replace=True), source="import")
+    retriever = make_retriever("search", llm=_NoModel(), domain=household())
+    result = TaskPlanner(world, _NoModel(), retriever).plan("Could you do the washing up?")
+    assert result.goal_source == "read" and result.ok, result.reason
+    assert "(not (dirty grey_saucepan_1))" in result.goal and result.goal.count("(dirty ") == 8
 
 
 @pytest.mark.parametrize(("text", "said"), [

@@ -14,7 +14,8 @@ from l3mp.updates import APPLIED
 from tests.helpers import F, household, household_rules
 from tests.test_update_reading import _NoModel, _updater
 
-KNOWN = {"jessica", "turned", "kitchen", "cabinet", "light", "lamp", "bedside", "orange", "fridge", "cold", "table"}
+KNOWN = {"jessica", "turned", "kitchen", "cabinet", "light", "lamp", "bedside", "orange", "fridge", "cold", "table",
+         "turn"}
 
 
 @pytest.mark.parametrize(("text", "expected", "pairs"), [
@@ -23,6 +24,7 @@ KNOWN = {"jessica", "turned", "kitchen", "cabinet", "light", "lamp", "bedside", 
     ("the Kicthen light", "the Kitchen light", [("Kicthen", "kitchen")]),  # swapped, the capital kept
     ("the fridgge door, the cabbinet", "the fridge door, the cabinet",
      [("fridgge", "fridge"), ("cabbinet", "cabinet")]),  # a letter doubled
+    ("trun on the lmap", "turn on the lamp", [("trun", "turn"), ("lmap", "lamp")]),  # four letters: a swap only
 ])
 def test_a_letter_left_out_swapped_or_doubled_is_read_as_the_known_word(text, expected, pairs):
     assert respell(text, KNOWN) == (expected, tuple(pairs))
@@ -32,7 +34,8 @@ def test_a_letter_left_out_swapped_or_doubled_is_read_as_the_known_word(text, ex
     "I could see the lamps",  # "could" is one letter from "cold" (added): added letters are never typos
     "the lamp beside the bed",  # a real word the lexicon keeps ("beside" is not "bedside")
     "the range and the tables",  # kept; a known word with an ending
-    "the tble",  # shorter than five letters
+    "the tble",  # shorter than five letters, and no swap
+    "the lam is on",  # three letters: never respelt
     "the kitchon light",  # a letter changed: too many real words are one changed letter from a known one
 ])
 def test_real_words_endings_short_words_kept_words_and_changed_letters_are_left_alone(text):
