@@ -422,6 +422,13 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
     ("Jessica washed the wine glass, the purple plate and the black frying pan.",  # a list with commas
      {F("dirty", "wine_glass_1"), F("dirty", "purple_plate_1"), F("dirty", "black_frying_pan_1")}, set()),
     ("Jessica turned the TV on, nobody was watching it though.", set(), {F("tv_on", "tv_1")}),  # a comment
+    # what a person does with what they took; a pack of food or drink is had, not eaten out of
+    ("Jessica picked up the atlas from the bookshelf in bedroom 1 and started reading it.",
+     {F("on", "atlas_1", "bookshelf_2")}, {F("has", "jessica", "atlas_1")}),
+    ("Jessica grabbed the water bottle and is sipping it.", {F("on", "water_bottle_1", "shelf_1")},
+     {F("has", "jessica", "water_bottle_1")}),
+    ("Jessica is drinking straight out of the small juice box.", {F("on", "small_juice_box_1", "kitchen_island_1")},
+     {F("has", "jessica", "small_juice_box_1")}),
     # a part after a comma that only says which thing was not meant
     ("Jessica took the atlas off the bookshelf in bedroom 1, not the small one on the other desk.",
      {F("on", "atlas_1", "bookshelf_2")}, {F("has", "jessica", "atlas_1")}),

@@ -41,6 +41,9 @@ QUALIFIERS = frozenset({"in", "from", "inside", "at", "of", "on", "by", "near", 
 """Words after a noun that introduce the place that tells alike entities apart ("with", "next to", "beside", "where
 the X is": what is on or in it)."""
 _BESIDE = frozenset({"with", "next", "beside", "where"})
+_ASPECT = frozenset({"started", "start", "starts", "starting", "began", "begin", "begins", "kept", "keep", "keeps",
+                     "stopped", "finished", "is", "was", "were", "are", "am", "'s", "been", "be"})
+"""Words after which a word in -ing is a verb ("started reading it"), not a word of a thing's label."""
 _ASKING = frozenset({"turn", "switch", "bring", "fetch", "grab", "wash", "close", "open", "answer", "please",
                      "could", "would"})
 """Words of asking the robot that a typo may hide ("trun on the lamp", "plesae"), beside the lexicon's words."""
@@ -327,6 +330,8 @@ class Grounder:
             return None  # "red" of "red mug" is not a noun, whatever the mug turns out to be; "the small one"
         if not scored:
             return None
+        if words[i].endswith("ing") and max(scored.values()) == OTHER_WORD and i > 0 and words[i - 1] in _ASPECT:
+            return None  # "started reading it", "is sipping": a verb, not the reading lamp
         if i > 0 and words[i - 1] == "to" and head == words[i] and len(_best(scored)) > 1 and not (
                 after is not None and _NUMBER.fullmatch(after)):
             return None  # "took the milk out of the fridge to drink": a verb, not one of the drinks

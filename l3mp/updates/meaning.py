@@ -116,13 +116,22 @@ _EATEN_FROM = re.compile(
     r"(?=(?:the|a|an|his|her|their|my|your|our)\s+(?!" + "|".join(_NOT_DISHES) + r")\b)", re.IGNORECASE)
 
 
+_EATS_FROM_A_PACK = re.compile(
+    r"\b(?:eating|snacking|munching|nibbling|drinking|sipping)\s+(?:(?:some|a\s+few|a\s+bit)\s+)?(?:[a-z]+\s+)?"
+    r"(?:straight\s+)?(?:from|out\s+of)\s+(?P<what>(?:the|a|an|his|her|their|my|our)\s+(?:[a-z]+\s+){0,2}"
+    r"(?:box|bag|jar|packet|pack|tub|carton|tin|can|bottle|tube))\b", re.IGNORECASE)
+""""snacking from the cracker box", "eating cookies out of the cookie jar": eating the box (a pack of food or drink
+is had, not eaten out of as a dish is)."""
+
+
 def eaten_from(text: str) -> str:
     """The text with what someone ate or drank out of a dish left out, and "had" said as "ate": "had porridge out of
     the green bowl" -> "ate out of the green bowl", "had his dinner off the plate" -> "ate off the plate", "had a
     drink of water from the glass" -> "ate from the glass" (the dish is dirty; the food is not a thing the memory
     has, and "porridge" or "a salad" must not be taken for the salad bowl). "had the yogurt from the fridge" and
     "drank some juice from the fridge" (a place things are kept in, `_NOT_DISHES`: what was drunk is taken from
-    it) are left as they are."""
+    it) are left as they are; what is eaten out of a pack is the pack (`_EATS_FROM_A_PACK`)."""
+    text = _EATS_FROM_A_PACK.sub(lambda m: f"eating {m['what']}", text)
     return _EATEN_FROM.sub(lambda m: f"{'ate' if m.group(1) else m.group(2)} "
                                      f"{'out of' if m.group(3).lower() == 'in' else m.group(3)} ", text)
 

@@ -355,7 +355,7 @@ class _Reader:
             if verb is not None and not self._verb(verb, end, things, subject, bool(states)):
                 return None
             if verb is None and not self._being(things, start, end) and not states and any(
-                    t.kind != "person" for t in things):
+                    t.kind != "person" for t in things) and not self._doing_with_it(things, start, end):
                 return None
         if any(t.kind != "person" and t.start not in self.used and not self._aside(t) for t in self.things) or (
                 not self.read_any):
@@ -397,6 +397,14 @@ class _Reader:
             if kept:
                 out.append((" ".join(self.words[start:end]), kept))
         return out
+
+    def _doing_with_it(self, things: list[_Thing], start: int, end: int) -> bool:
+        """A clause that only says what a person is doing with what an earlier clause read ("grabbed the juice box
+        and is sipping it", "... and started reading it"): a word in -ing, and its things only pronouns for things
+        already read."""
+        others = [t for t in things if t.kind != "person"]
+        return bool(others) and all(self.words[t.start] in _THING_PRONOUNS and t.mention.start in self.used
+                                    for t in others) and any(self.words[i].endswith("ing") for i in range(start, end))
 
     def _answering(self, predicate: str) -> bool:
         """Whether answering ends the state (ringing): "... and she picked up" says it stopped."""

@@ -215,3 +215,11 @@ def test_from_a_place_of_several_alike_says_which_thing_when_one_of_them_is_on_o
     graph = generate_house(seed=58).to_graph()  # two orange magazines, one on a bookshelf; three bookshelves
     said = found(grounder, graph, "Jessica moved the orange magazine from the bookshelf to the side table.")
     assert said["orange magazine"] == ("orange_magazine_1",) and said["bookshelf"] == ("bookshelf_1",)
+
+
+def test_a_word_in_ing_after_a_word_of_doing_is_a_verb_not_a_things_describing_word(grounder):
+    graph = generate_house(seed=52).to_graph()  # a reading lamp in the living room
+    assert "reading_lamp_1" in graph.entities()
+    assert "reading" not in found(grounder, graph, "Michael took the yellow textbook and started reading it.")
+    assert "reading" not in found(grounder, graph, "Michael is reading in the living room.")
+    assert found(grounder, graph, "Michael switched on his reading lamp.")["reading lamp"] == ("reading_lamp_1",)
