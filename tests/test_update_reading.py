@@ -429,6 +429,14 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
      {F("has", "jessica", "water_bottle_1")}),
     ("Jessica is drinking straight out of the small juice box.", {F("on", "small_juice_box_1", "kitchen_island_1")},
      {F("has", "jessica", "small_juice_box_1")}),
+    # where a person was, before where they went; a device "it"; being somewhere "upstairs"; where one is off to
+    ("Jessica came out of kitchen 1 and went into the garage.", {F("in_room", "jessica", "kitchen_1")},
+     {F("in_room", "jessica", "garage_1")}),
+    ("The tap in the bathroom was off all day, finally Jessica turned it on.", set(), {F("faucet_on", "faucet_2")}),
+    ("Jessica's upstairs in bedroom 1 now.", {F("in_room", "jessica", "kitchen_1")},
+     {F("in_room", "jessica", "bedroom_1")}),
+    ("Jessica's off to bed, she's in bedroom 1 now.", {F("in_room", "jessica", "kitchen_1")},
+     {F("in_room", "jessica", "bedroom_1")}),
     # a part after a comma that only says which thing was not meant
     ("Jessica took the atlas off the bookshelf in bedroom 1, not the small one on the other desk.",
      {F("on", "atlas_1", "bookshelf_2")}, {F("has", "jessica", "atlas_1")}),

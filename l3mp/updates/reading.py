@@ -57,7 +57,8 @@ _TO = frozenset({"in", "into", "on", "onto", "to", "inside"})
 _TOWARDS = frozenset({"to", "into", "onto"})
 """Words of where a thing taken was carried ("took the book to the desk"); not "in" or "on", which may say where
 it was ("took the mug on the counter")."""
-_FILLERS = frozenset({"down", "back", "up", "away", "out", "over", "there", "still"})
+_FILLERS = frozenset({"down", "back", "up", "away", "out", "over", "there", "still", "upstairs", "downstairs",
+                      "already", "just", "finally", "currently"})
 _BE = frozenset({"is", "'s", "are", "was", "were", "now"})
 _DETERMINERS = frozenset({"the", "a", "an", "his", "her", "their", "my", "our", "your"})
 _OUGHT = frozenset({"should", "must", "ought", "needs", "need", "to", "be", "really", "belongs", "goes", "go",
@@ -176,7 +177,8 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
     for k, part in enumerate(parts):
         n = len(tokens(part))
         span = range(at, at + n)
-        plain = not any(words[i] in _THING_PRONOUNS | _DOUBT or words[i] in verbs for i in span)
+        plain = not any(words[i] in _THING_PRONOUNS | _DOUBT or (words[i] in verbs and words[i:i + 2] != [
+            "off", "to"]) for i in span)  # "Sarah's off to bed": no state of a thing
         after_a_comma = at > 0 and not any(m.start in span for m in mentions) and any(
             words[i] in _PERSON_PRONOUNS | {"i", "we"} for i in span)
         before_a_comma = k == 0 and len(parts) > 1 and bool(named & set(span)) and named & set(span) <= people
@@ -568,6 +570,8 @@ class _Reader:
                     stated = self._fits_said_state(start, end, sorted(
                         (t for t in named if t.start < i and t.kind in ("item", "receptacle")), key=lambda t: t.start))
                     earlier = stated or earlier
+                if not earlier and word == "it":  # "the kitchen tap was running, somebody turned it off": a device
+                    earlier = [t for t in self.things if t.start < i and t.kind == "other"][-1:]
                 if not earlier:
                     if word in _PERSON_PRONOUNS:
                         continue  # "she was reading": who, not what changed
@@ -675,6 +679,10 @@ class _Reader:
             room = next((t for t in after if t.kind == "room" and not is_source(self.words, t.start)), None)
             people = [t for t in things if t.kind == "person" and t.start < verb]
             who = people if len(people) > 1 and self._coordinated(people) else [subject]  # "Sarah and Jessica went"
+            left = [t for t in after if t.kind == "room" and is_source(self.words, t.start)]
+            if room is None and left and subject is not None and not self.request and len(after) == len(left):
+                self.used.update(t.start for t in left)  # "came out of bathroom 3 (and went ...)": where she was,
+                return True  # no change of its own
             return subject is not None and room is not None and all(self._place(p, room) for p in who if p)
         if word in self.lexicon.gives:
             person = next((t for t in after if t.kind == "person"  # not "she" of "the book she was holding"
