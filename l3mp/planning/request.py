@@ -293,8 +293,40 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
                  grounder: Grounder | None = None, mentions: Sequence[Mention] | None = None,
                  ) -> RequestReading | None:
     """The request read without the LLM, or None when it is not plain enough (see the module docstring).
-    `mentions`: the task's mentions grounded over the whole graph, if the caller has them."""
+    `mentions`: the task's mentions grounded over the whole graph, if the caller has them. A request whose whole
+    is not plain enough may still be a reason and then the request (`_after_the_reason`): the request is read."""
     grounder = grounder or Grounder(domain, rules)
+    found = _read_request(task, graph, domain, rules, speaker=speaker, grounder=grounder, mentions=mentions)
+    if found is not None:
+        return found
+    asked = _after_the_reason(task, grounder.lexicon)
+    return None if asked is None else _read_request(asked, graph, domain, rules, speaker=speaker, grounder=grounder)
+
+
+_ASKING_WORDS = frozenset({"please", "pls", "could", "can", "would", "will", "you", "u"})
+
+
+def _after_the_reason(task: str, lexicon: Lexicon) -> str | None:
+    """The last part of a request (after a comma, colon, semicolon or stop) when the parts before it only say why
+    ("Electricity costs a fortune: turn off all the lights", "We're leaving for the weekend, turn off ...", "It's
+    far too bright in the living room, could you switch off the floor lamp?"): they ask for nothing, keep nothing
+    and name no verb or state of the lexicon, and the last part has no pronoun that would stand for what they
+    name. None otherwise."""
+    parts = [p.strip() for p in re.split(r"[,:;.!?]+(?:\s+|$)", task.strip()) if p.strip()]
+    if len(parts) < 2:
+        return None
+    last, before = parts[-1], [w for p in parts[:-1] for w in tokens(p)]
+    verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.answers | lexicon.state_words | lexicon.goes
+    if any(w in verbs | _KEEP_VERBS | _DONT | _EXCEPT | _ASKING_WORDS | _WISHES for w in before):
+        return None
+    said = tokens(last)
+    if _IT & set(said) or {"him", "her", "them", "there", "that", "those"} & set(said) or len(said) < 3:
+        return None
+    return last
+
+
+def _read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *, speaker: str | None = None,
+                  grounder: Grounder, mentions: Sequence[Mention] | None = None) -> RequestReading | None:
     mentions = ground_request(grounder, task, graph, speaker, rules) if mentions is None else mentions
     said, said_mentions = task, mentions
     plain = plain_request(task)

@@ -20,6 +20,7 @@ from l3mp.planning.request import (
     GOAL,
     IMPOSSIBLE,
     SATISFIED,
+    _after_the_reason,
     ground_request,
     plain_parts,
     read_request,
@@ -101,6 +102,8 @@ def reading(text: str, speaker: str | None = None):
     ("It's pitch black in the garage, I can't see anything.", None, "(light_on overhead_light_5)"),  # one light off
     ("It's so gloomy in the garage, I can't even find my book.", None, "(light_on overhead_light_5)"),  # the book
     # only says why
+    # a reason before the request
+    ("We're going out for the day: turn off the vanity light.", None, "(not (light_on vanity_light_1))"),
     # what would be nice, after what the speaker feels: bring it to them
     ("I'm kinda peckish. The small yogurt from fridge 1 would be lovely right now.", "jessica",
      "(has jessica small_yogurt_1)"),
@@ -658,3 +661,16 @@ def test_a_bare_label_widens_only_to_things_whose_labels_have_its_words():
     # the pantries are cupboards too, but nobody calls them "the cupboard"; "the frying pan" still may be the black
     # frying pan: its label has the words
     assert read_request("Put the black cup in the pantry.", graph, world.domain, world.verifier.rules).outcome == ASKED
+
+
+@pytest.mark.parametrize(("task", "asked"), [
+    ("Electricity costs a fortune: turn off all the lights.", "turn off all the lights"),
+    ("We're leaving for the weekend, please close the fridge.", "please close the fridge"),
+    ("Don't touch the lamp, turn off the TV.", None),  # the part before keeps something
+    ("The TV is on, turn it off.", None),  # "it" stands for what the part before names
+    ("Turn off the TV, then the lamp.", None),  # the part before asks
+    ("Michael wants a cookie, can you get him the cookie jar?", None),  # "him" is in the part before
+    ("Turn off the TV.", None),
+])
+def test_a_reason_before_a_request_is_left_for_the_request_only_when_it_asks_and_keeps_nothing(task, asked):
+    assert _after_the_reason(task, Grounder(household(), household_rules()).lexicon) == asked
