@@ -89,6 +89,13 @@ _WASHING_UP = re.compile(r"\b(?:do|doing)\s+the\s+washing[\s-]+up\s+(?:of|for)\s
 _ALL_WASHING = re.compile(r"\b(?:do|doing)\s+(?:the|all\s+the)\s+(?:washing[\s-]+up|dishes)"
                           r"(?=\s*(?:$|[,.;!?]|please\b|for\s+me\b))", re.IGNORECASE)
 """"Do the washing up", "do the dishes" (nothing named after it): wash all the dirty dishes."""
+_MY_OWN_PLAN = re.compile(r"\s*[,;]\s*(?:and\s+|as\s+|because\s+|since\s+)?(?:I|we)(?:'ll|\s+will|'m\s+going\s+to|"
+                          r"\s+am\s+going\s+to|'re\s+going\s+to|\s+are\s+going\s+to|'d\s+rather)\s[^,.;!?]*"
+                          r"[.!?]*\s*$", re.IGNORECASE)
+""""..., I'll scrub that one myself later": what the speaker will do is no request (at the end, after a comma)."""
+_DO_THE_DISHES = re.compile(
+    r"\b(?:do|doing)\s+(?P<what>(?:the|all\s+the)\s+(?:dirty\s+)?(?:dishes|pots|pans|plates))\b", re.IGNORECASE)
+""""Do the dirty dishes in the kitchen": wash the dirty dishes in the kitchen (a place after it says which)."""
 _SIGN_AFTER = re.compile(r"\b(?P<verb>turn|switch)\s+(?P<what>(?:the|all\s+the|my|our)\s+[^,.;!?]+?)\s+"
                          r"(?P<sign>on|off)\b(?=\s+(?:in|inside)\b)", re.IGNORECASE)
 """"Switch the lights off in bedroom 2": switch off the lights in bedroom 2."""
@@ -212,7 +219,9 @@ def plain_request(task: str) -> str:
     needs said as the request to do it ("the pan needs a good scrub": wash the pan)."""
     text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", _WHEN.sub("", _BECAUSE_IT_IS.sub(
         "", task))))))
-    text = _ALL_WASHING.sub("wash all the dirty dishes", _WASHING_UP.sub("wash ", text))
+    text = _MY_OWN_PLAN.sub("", text)
+    text = _DO_THE_DISHES.sub(lambda m: f"wash {m['what']}", _ALL_WASHING.sub("wash all the dirty dishes",
+                                                                             _WASHING_UP.sub("wash ", text)))
     text = _WOULD_BE_NICE.sub(lambda m: "bring me " + re.sub(r"^(?:that|this|some|a|an)\s+", "the ", m["what"],
                                                              flags=re.IGNORECASE), _HUNGRY.sub("I ", text.strip()))
     text = _GO_FOR.sub("bring me the ", _CAN_I_HAVE.sub("bring me ", _PITCH.sub("dark", _SHUT_OFF.sub("turn ", text))))
@@ -300,6 +309,10 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
     if found is not None:
         return found
     asked = _after_the_reason(task, grounder.lexicon)
+    if asked is not None and (found := _read_request(asked, graph, domain, rules, speaker=speaker,
+                                                     grounder=grounder)) is not None:
+        return found
+    asked = _before_the_reason(asked or task, grounder.lexicon)
     return None if asked is None else _read_request(asked, graph, domain, rules, speaker=speaker, grounder=grounder)
 
 
@@ -323,6 +336,24 @@ def _after_the_reason(task: str, lexicon: Lexicon) -> str | None:
     if _IT & set(said) or {"him", "her", "them", "there", "that", "those"} & set(said) or len(said) < 3:
         return None
     return last
+
+
+_REASON_LEADS = re.compile(r"^(?:it|i|she|he|they|we)(?:'s|'ll|'m|'re|'d|\s+is|\s+will|\s+am|\s+are|\s+was)\b",
+                           re.IGNORECASE)
+
+
+def _before_the_reason(task: str, lexicon: Lexicon) -> str | None:
+    """The request without a last part (after a comma or a stop) that only says why: it starts with a pronoun and
+    a form of being or will ("..., but leave the red serving dish, it's soaking", "..., I'll scrub that one
+    myself later") and has no word of the lexicon's verbs or states nor of keeping ("it's dirty" is a state the
+    reading uses). None otherwise."""
+    parts = re.split(r"(?<=[,.;!?])\s+", task.strip())
+    if len(parts) < 2 or not _REASON_LEADS.match(parts[-1]):
+        return None
+    verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.answers | lexicon.state_words | lexicon.goes
+    if any(w in verbs | _KEEP_VERBS | _DONT | _EXCEPT for w in tokens(parts[-1])):
+        return None
+    return " ".join(parts[:-1]).rstrip(",;")
 
 
 def _read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *, speaker: str | None = None,
@@ -692,10 +723,13 @@ def kept_things(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
         if not things or (kind == "keep" and _placed_after(words, things[0], mentions, graph, domain, end)):
             continue
         said = _said_states(words, start, end, covered, lexicon)
-        for mention in things:
-            mention = _in_the_room_named(_located_at(mention, words, mentions, end, graph, domain, rules), mentions,
-                                         graph, domain, rules)
-            for name in mention.candidates if len(mention.candidates) == 1 or mention.plural else ():
+        located = [_in_the_room_named(_located_at(mention, words, mentions, end, graph, domain, rules), mentions,
+                                      graph, domain, rules) for mention in things]
+        if any(len(m.candidates) > 1 and not m.plural for m in located):
+            continue  # "leave the frying pan" with three frying pans: which one is for the model or the person to
+            # say; the clause stays, so that the plain reading does not go on without it
+        for mention in located:
+            for name in mention.candidates:
                 states = tuple((p, (not sign) if kind == "dont" else sign) for p, sign in said.items()
                                if _fits(graph, domain, name, p))
                 keeps.append(Keep(name, states))

@@ -21,8 +21,10 @@ from l3mp.planning.request import (
     IMPOSSIBLE,
     SATISFIED,
     _after_the_reason,
+    _before_the_reason,
     ground_request,
     plain_parts,
+    plain_request,
     read_request,
     settle_goal,
     with_parts,
@@ -674,3 +676,29 @@ def test_a_bare_label_widens_only_to_things_whose_labels_have_its_words():
 ])
 def test_a_reason_before_a_request_is_left_for_the_request_only_when_it_asks_and_keeps_nothing(task, asked):
     assert _after_the_reason(task, Grounder(household(), household_rules()).lexicon) == asked
+
+
+@pytest.mark.parametrize(("task", "asked"), [
+    ("Wash the dishes in the sink, but leave the red serving dish, it's soaking.",
+     "Wash the dishes in the sink, but leave the red serving dish"),
+    ("Put the plate in the dishwasher, it's dirty.", None),  # a state the reading uses
+    ("Wash the mug, she'll put it away.", None),  # a verb of the lexicon: more than a reason
+    ("Turn off the TV.", None),
+])
+def test_a_reason_after_a_request_is_left_out_when_it_only_says_why(task, asked):
+    assert _before_the_reason(task, Grounder(household(), household_rules()).lexicon) == asked
+
+
+def test_the_speakers_own_plan_is_no_request_and_doing_the_dishes_is_washing_them():
+    assert plain_request("Do the dirty dishes in the kitchen, but leave the frying pan, I'll scrub that one myself "
+                         "later.") == "wash the dirty dishes in the kitchen, but leave the frying pan"
+
+
+def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading():
+    """"Leave the frying pan" with three frying pans (two dirty in the kitchen): the plain reading must not wash all
+    the kitchen's dishes without it (it did: the keep clause was cut and no keep made)."""
+    graph, domain, rules = house_graph(99), household(), household_rules()
+    keep = read_request("Wash the dirty dishes in the kitchen, but leave the grey mug.", graph, domain, rules)
+    assert keep is not None and "(dirty grey_mug_1)" in keep.goal and "(not (dirty cup_1))" in keep.goal
+    found = read_request("Wash the dirty dishes in the kitchen, but leave the frying pan.", graph, domain, rules)
+    assert found is None or found.outcome == ASKED or "(not (dirty frying_pan_1))" not in (found.goal or "")
