@@ -289,6 +289,9 @@ class Grounder:
         ordered = _the_one(ordered, words, vocabulary)
         ordered = _named_before(ordered, words, narrowed)
         ordered = _in_the_room_gone_to(ordered, words, vocabulary, self._lexicon.goes)
+        ordered = _not_in_the_room_named(ordered, words, vocabulary, self._lexicon.moves | self._lexicon.takes
+                                         | self._lexicon.gives)
+        ordered = _a_word_for_others(ordered, words, vocabulary)
         ordered = _renarrow(ordered, vocabulary, narrowed)
         return tuple(_link_qualifiers(ordered, narrowed))
 
@@ -657,6 +660,63 @@ def _in_the_room_gone_to(mentions: list[Mention], words: list[str], vocabulary: 
         there = tuple(n for n in mention.candidates if n in by_name and room in by_name[n].places)
         if there and len(there) < len(mention.candidates):
             out[k] = replace(mention, candidates=there, alternatives=there, by_label=False)
+    return out
+
+
+def _not_in_the_room_named(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary,
+                           movers: frozenset[str]) -> list[Mention]:
+    """"The wall lamp in hallway 2" when the one labelled "wall lamp" is in hallway 1 and hallway 2 has a light
+    labelled only "light": the room named says another thing than the words, so both fit (the reading asks which)
+    instead of the one whose label the words match. Not after a verb of moving in the clause ("put the mug in the
+    kitchen": where it went)."""
+    by_name = {e.name: e for e in vocabulary.entities}
+    out = list(mentions)
+    for k, mention in enumerate(out):
+        if mention.plural or mention.qualifies is not None or not mention.candidates or any(
+                by_name.get(n) is None or by_name[n].kind for n in mention.candidates):
+            continue
+        j = mention.end + 1 if words[mention.end:mention.end + 1] == ["in"] else None
+        j = j + 1 if j is not None and words[j:j + 1] == ["the"] else j
+        room = next((m for m in out if m.start == j and len(m.candidates) == 1
+                     and by_name.get(m.candidates[0]) is not None and by_name[m.candidates[0]].kind == "room"), None)
+        if room is None or any(room.candidates[0] in by_name[n].places for n in mention.candidates):
+            continue
+        start = max([i + 1 for i in range(mention.start) if words[i] in _CLAUSE_ENDS] or [0])
+        if movers & set(words[start:mention.start]):
+            continue
+        head = words[mention.end - 1]
+        there = tuple(n for n, e in by_name.items() if room.candidates[0] in e.places and e.heads.get(
+            head, 0) >= TYPE_WORD and not e.kind)
+        if there:
+            both = tuple(dict.fromkeys((*mention.candidates, *there)))
+            out[k] = replace(mention, candidates=both, alternatives=both, by_label=False)
+    return out
+
+
+_CLAUSE_ENDS = frozenset({"and", "then", "but", "so"})
+
+
+def _a_word_for_others(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary) -> list[Mention]:
+    """"The small bag of chips" when the bag of chips is not small and the small one's label is only "object" (a
+    poor perception label): the word left before the mention describes other things named by the mention's
+    words too, so they fit as well (the reading asks which) instead of the one whose label the rest matches."""
+    by_name = {e.name: e for e in vocabulary.entities}
+    taken = {i for m in mentions for i in range(m.start, m.end)}
+    out = list(mentions)
+    for k, mention in enumerate(out):
+        before = mention.start - 1
+        if before < 0 or before in taken or mention.plural or not mention.candidates or words[before] in STOPWORDS:
+            continue
+        word = words[before]
+        if _NUMBER.fullmatch(word) or any(by_name.get(n) is None or word in by_name[n].describing
+                                          for n in mention.candidates):
+            continue
+        said = [w for w in mention.words.split() if w not in STOPWORDS]
+        others = tuple(e.name for e in vocabulary.entities if word in e.describing and not e.kind and all(
+            w in e.describing or w in e.heads for w in said) and e.name not in mention.candidates)
+        if others:
+            both = (*mention.candidates, *others)
+            out[k] = replace(mention, candidates=both, alternatives=both, by_label=False)
     return out
 
 

@@ -223,3 +223,23 @@ def test_a_word_in_ing_after_a_word_of_doing_is_a_verb_not_a_things_describing_w
     assert "reading" not in found(grounder, graph, "Michael took the yellow textbook and started reading it.")
     assert "reading" not in found(grounder, graph, "Michael is reading in the living room.")
     assert found(grounder, graph, "Michael switched on his reading lamp.")["reading lamp"] == ("reading_lamp_1",)
+
+
+def test_a_room_named_after_a_thing_not_in_it_lets_the_things_there_fit_too(grounder):
+    """"The wall lamp in hallway 2" when the lamp labelled so is in hallway 1 and the one in hallway 2 is perceived
+    only as "light": both fit (the reading asks), not the one the label matches."""
+    graph = generate_house(seed=93).to_graph()
+    graph.add_entity("wall_lamp_2", graph.entity_type("wall_lamp_2") or "", label="light")
+    named = found(grounder, graph, "Michael switched on the wall lamp in hallway 2.")["wall lamp"]
+    assert {"wall_lamp_1", "wall_lamp_2"} <= set(named)
+    # where something is put is no place that says which thing
+    assert found(grounder, graph, "Michael put the wall lamp in hallway 2.")["wall lamp"] == ("wall_lamp_1",)
+
+
+def test_a_word_before_a_thing_that_describes_another_lets_that_one_fit_too(grounder):
+    """"The small bag of chips" when the bag of chips is not small and the small one is perceived as "object"."""
+    graph = generate_house(seed=17).to_graph()
+    graph.add_entity("small_bag_of_chips_1", graph.entity_type("small_bag_of_chips_1") or "", label="object")
+    assert set(found(grounder, graph, "Jessica is eating the small bag of chips.")["bag of chips"]) == {
+        "bag_of_chips_1", "small_bag_of_chips_1"}
+    assert found(grounder, graph, "Jessica is eating the bag of chips.")["bag of chips"] == ("bag_of_chips_1",)
