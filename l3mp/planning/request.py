@@ -141,6 +141,12 @@ _NOBODY_LEFT = re.compile(r"\b(?:make\s+sure|check)\s+(?:that\s+)?(?:(?:nobody|n
                           r"(?:has\s+)?left\s+|(?P<what>(?:the|my|our)\s+[^,.;!?]+?)\s+(?:isn't|is\s+not|wasn't|"
                           r"aren't|are\s+not|hasn't\s+been|haven't\s+been)\s+left\s+)", re.IGNORECASE)
 """"Make sure nobody left the TV on", "make sure the TV isn't left on": don't leave the TV on (it is to be off)."""
+_ASK_TO_CHECK = re.compile(r"\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?=(?:make\s+sure|check)\b)",
+                           re.IGNORECASE)
+""""Can you make sure nobody left the TV on?": make sure ... (`_NOBODY_LEFT` reads it)."""
+_SO_IT_CAN = re.compile(r"\s+so\s+(?:that\s+)?(?:it|I|we|you|she|he|they)\s+(?:can|could|will|'ll|may)\s+"
+                        r"(?!(?:go|get|come)\b)[^,.;!?]*(?=[.!?]*\s*$)", re.IGNORECASE)
+""""Open the dishwasher so it can be loaded", "... so I can read": what the request is for, at its end."""
 _WITHOUT = re.compile(r",?\s+without\s+touching\s+", re.IGNORECASE)
 """"Close the dishwasher without touching the lamp": close it but don't touch the lamp."""
 _LEFT_IT = re.compile(r",\s+(?:I|we|he|she|they)\s+(?:left|put|dropped)\s+(?:it|them)\s+(?:on|in|at)\s+"
@@ -230,7 +236,9 @@ def plain_request(task: str) -> str:
     text = _WASH_WORDS.sub("wash", _GIVE_A_WASH.sub(lambda m: f"wash {m['what']}", text))
     text = _RETURN.sub("put", text)
     text = _WHICH_IS.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
-    text = _NOBODY_LEFT.sub(lambda m: f"don't leave {m['what'] + ' ' if m['what'] else ''}", text)
+    text = _NOBODY_LEFT.sub(lambda m: f"don't leave {m['what'] + ' ' if m['what'] else ''}",
+                            _ASK_TO_CHECK.sub("", text))
+    text = _SO_IT_CAN.sub("", text)
     text = _WITHOUT.sub(" but don't touch ", text)
     text = _LEFT_IT.sub(lambda m: f" from {m['place']}", text)
     text = _LISTED.sub(" and ", text)

@@ -702,3 +702,12 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     assert keep is not None and "(dirty grey_mug_1)" in keep.goal and "(not (dirty cup_1))" in keep.goal
     found = read_request("Wash the dirty dishes in the kitchen, but leave the frying pan.", graph, domain, rules)
     assert found is None or found.outcome == ASKED or "(not (dirty frying_pan_1))" not in (found.goal or "")
+
+
+@pytest.mark.parametrize(("task", "plain"), [
+    ("Can you make sure nobody left the TV on?", "don't leave the TV on?"),
+    ("Please open the dishwasher so it can be loaded.", "Please open the dishwasher."),
+    ("Turn on the lamp so I can read.", "Turn on the lamp."),
+])
+def test_asking_to_check_and_what_a_request_is_for_in_plainer_words(task, plain):
+    assert plain_request(task) == plain
