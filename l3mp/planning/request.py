@@ -147,6 +147,9 @@ _ASK_TO_CHECK = re.compile(r"\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?
 _SO_IT_CAN = re.compile(r"\s+so\s+(?:that\s+)?(?:it|I|we|you|she|he|they)\s+(?:can|could|will|'ll|may)\s+"
                         r"(?!(?:go|get|come)\b)[^,.;!?]*(?=[.!?]*\s*$)", re.IGNORECASE)
 """"Open the dishwasher so it can be loaded", "... so I can read": what the request is for, at its end."""
+_THAT_ONE = re.compile(r"(?<!\bnot\s)(?<!\bthe\s)\b(?:that|this)\s+one\b(?=\s+(?:up|off|on|out|too|as\s+well|"
+                       r"please|for\s+me)\b|\s*[.,!?]|\s*$)", re.IGNORECASE)
+""""Now the silver phone is ringing too, can you pick that one up?": pick it up (not "..., not that one")."""
 _WITHOUT = re.compile(r",?\s+without\s+touching\s+", re.IGNORECASE)
 """"Close the dishwasher without touching the lamp": close it but don't touch the lamp."""
 _LEFT_IT = re.compile(r",\s+(?:I|we|he|she|they)\s+(?:left|put|dropped)\s+(?:it|them)\s+(?:on|in|at)\s+"
@@ -206,7 +209,7 @@ _RINGING_THERE = re.compile(
     r"\s*[,.;!]+\s*(?:please\s+)?(?:(?:can|could|would|will)\s+(?:you|someone|somebody)\s+)?(?:please\s+)?"
     r"(?:answer|get|pick\s+up)\s+(?:it|that)\b", re.IGNORECASE)
 """"There's a smartphone ringing in bedroom 5, can you answer it?": answer the smartphone in bedroom 5."""
-_GET_THE_PHONE = re.compile(r"\b(?:get|grab|pick\s+up)\s+(?P<det>the|that)\s+(?P<noun>phone|telephone)\b"
+_GET_THE_PHONE = re.compile(r"\b(?:get|grab|pick\s+up)\s+(?P<det>the|that)\s+(?:ringing\s+)?(?P<noun>phone|telephone)\b"
                             r"(?!\s+(?:for|to|from)\b)(?!\s+(?:and|then)\s+(?:bring|give|hand|put|take))",
                             re.IGNORECASE)
 """"Can somebody get the phone?": answer the phone (not "get the phone for Sarah", "get the phone and bring it")."""
@@ -238,7 +241,7 @@ def plain_request(task: str) -> str:
     text = _WHICH_IS.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
     text = _NOBODY_LEFT.sub(lambda m: f"don't leave {m['what'] + ' ' if m['what'] else ''}",
                             _ASK_TO_CHECK.sub("", text))
-    text = _SO_IT_CAN.sub("", text)
+    text = _THAT_ONE.sub("it", _SO_IT_CAN.sub("", text))
     text = _WITHOUT.sub(" but don't touch ", text)
     text = _LEFT_IT.sub(lambda m: f" from {m['place']}", text)
     text = _LISTED.sub(" and ", text)
