@@ -437,6 +437,9 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
      {F("in_room", "jessica", "bedroom_1")}),
     ("Jessica's off to bed, she's in bedroom 1 now.", {F("in_room", "jessica", "kitchen_1")},
      {F("in_room", "jessica", "bedroom_1")}),
+    ("Jessica hand-washed the purple plate.", {F("dirty", "purple_plate_1")}, set()),  # "hand" gives nothing
+    ("Jessica put on the vanity light, the TV and the bathroom tap.", set(),  # "put on" a device: turned on
+     {F("tv_on", "tv_1"), F("faucet_on", "faucet_2")}),  # (the vanity light is on already)
     # a part after a comma that only says which thing was not meant
     ("Jessica took the atlas off the bookshelf in bedroom 1, not the small one on the other desk.",
      {F("on", "atlas_1", "bookshelf_2")}, {F("has", "jessica", "atlas_1")}),

@@ -627,8 +627,10 @@ class _Reader:
                 return None
             said = {i for i in range(start, end) if signs_in(self.sign_words, i, i + 1, signs)}
             listed = [*self.stateful, *fitting.values()]
-            if fitting and said & words_used and (any(t.mention.plural for t in listed) or not self._coordinated(
-                    listed)):
+            row = [t for t in things if t.kind != "person"]  # "the bathroom light, the kitchen tap and the telly"
+            in_row = {t.start for t in listed} <= {t.start for t in row} and self._coordinated(row)
+            if fitting and said & words_used and (any(t.mention.plural for t in listed) or not (
+                    self._coordinated(listed) or in_row)):
                 return None  # one word for two things' states ("switched off the lamp next to the TV"), unless
                 # they are listed ("turned on the mirror light and the bathroom tap"); groups: `kinds_at` of requests
             sign = truth.pop()
