@@ -438,6 +438,9 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
     ("Jessica's off to bed, she's in bedroom 1 now.", {F("in_room", "jessica", "kitchen_1")},
      {F("in_room", "jessica", "bedroom_1")}),
     ("Jessica hand-washed the purple plate.", {F("dirty", "purple_plate_1")}, set()),  # "hand" gives nothing
+    ("Jessica had her lunch on the yellow plate.", set(), {F("dirty", "yellow_plate_1")}),  # a meal on a dish
+    ("Jessica grabbed the small yogurt from fridge 1 and ate it on her way to the garage.",  # "it" is no meal
+     {F("inside", "small_yogurt_1", "fridge_1")}, {F("has", "jessica", "small_yogurt_1")}),
     ("Jessica put on the vanity light, the TV and the bathroom tap.", set(),  # "put on" a device: turned on
      {F("tv_on", "tv_1"), F("faucet_on", "faucet_2")}),  # (the vanity light is on already)
     # a part after a comma that only says which thing was not meant

@@ -111,8 +111,8 @@ _NOT_DISHES = ("fridge", "freezer", "cupboard", "pantry", "cabinet", "counter", 
 _EATEN_FROM = re.compile(
     r"\b(?:(had|has had|have had)|(ate|eaten|drank|drunk|sipped))\s+(?:(?:a|an|some|bit of|little)\s+)*"
     r"(?:(?:his|her|their|my|your|our)\s+(?=(?:" + "|".join(_MEALS) + r")\b))?"
-    r"(?!the\b|his\b|her\b|their\b|my\b|its\b|your\b|our\b)[a-z]+(?:\s+(?:of\s+)?[a-z]+)?\s+"
-    r"(out of|from|in|off)\s+"
+    r"(?!the\b|his\b|her\b|their\b|my\b|its\b|your\b|our\b|it\b|them\b)[a-z]+(?:\s+(?:of\s+)?[a-z]+)?\s+"
+    r"(out of|from|in|off|on)\s+"
     r"(?=(?:the|a|an|his|her|their|my|your|our)\s+(?!" + "|".join(_NOT_DISHES) + r")\b)", re.IGNORECASE)
 
 
