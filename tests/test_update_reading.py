@@ -439,6 +439,8 @@ def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
      {F("in_room", "jessica", "bedroom_1")}),
     ("Jessica hand-washed the purple plate.", {F("dirty", "purple_plate_1")}, set()),  # "hand" gives nothing
     ("Jessica had her lunch on the yellow plate.", set(), {F("dirty", "yellow_plate_1")}),  # a meal on a dish
+    ("Jessica brought the atlas down from bedroom 1 and put it on the kitchen table in kitchen 1.",  # where it
+     {F("on", "atlas_1", "bookshelf_2")}, {F("on", "atlas_1", "kitchen_table_1")}),  # went: the next clause
     ("Jessica grabbed the small yogurt from fridge 1 and ate it on her way to the garage.",  # "it" is no meal
      {F("inside", "small_yogurt_1", "fridge_1")}, {F("has", "jessica", "small_yogurt_1")}),
     ("Jessica put on the vanity light, the TV and the bathroom tap.", set(),  # "put on" a device: turned on

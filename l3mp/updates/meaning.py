@@ -219,7 +219,7 @@ def contracted(text: str) -> str:
     """"'s" said for "is" or "has" written out ("the dishwasher's shut now" -> "the dishwasher is shut now",
     "it's been washed" -> "it has been washed", "the phone's stopped ringing" -> "the phone has stopped ringing"),
     so that the word after it is not read as a thing she owns; "hand-washed" is washed."""
-    text = _PUT_ON_A_DEVICE.sub("turned on ", _BY_HAND.sub(r"\1", text))
+    text = _PUT_ON_A_DEVICE.sub("turned on ", _BY_HAND.sub(r"\1", _PARTICLE_BEFORE_FROM.sub(r"\1 ", text)))
     return _IS_DOING.sub(" is ", _IS_STATE.sub(" is ", _HAS_BEEN.sub(" has ", text)))
 
 
@@ -229,6 +229,10 @@ _PUT_ON_A_DEVICE = re.compile(r"\b(?:put|puts|putting)\s+on\s+(?=(?:the|his|her|
 """"Sarah put on the bathroom light, the kitchen tap and the telly": turned them on (not a move)."""
 
 
+_PARTICLE_BEFORE_FROM = re.compile(
+    r"\b((?:brought|carried|took|fetched|got|grabbed)\s+(?:the|his|her|their|my|our)\s+(?:[a-z]+\s+){0,3}?[a-z]+)"
+    r"\s+(?:down|up|back|over|in)\s+(?=from\b)", re.IGNORECASE)
+""""brought the grey plate down from bedroom 3": the place after "from" says which plate, as right after it."""
 _BY_HAND = re.compile(r"\bhand[\s-]+(wash(?:ed|es|ing)?|dri(?:ed|es)|dry(?:ing)?|rinsed)\b", re.IGNORECASE)
 """"hand-washed the glass": washed it ("hand" is no verb of giving here)."""
 

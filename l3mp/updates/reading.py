@@ -710,6 +710,10 @@ class _Reader:
                 self._add(self._picked_up(thing))  # "picked up the ringing phone": answered it
             return True
         where = self._destination(after, thing)
+        if thing is not None and where is None and not has_state and thing.kind == "item" and any(
+                is_source(self.words, m.start) for m in self.mentions if verb < m.start < end):
+            return True  # "brought the grey plate down from bedroom 3 (and put it in the sink)": where it went is
+            # for a later clause to say; `read` needs the thing placed by then
         if thing is None or where is None:
             return has_state  # "left the tap running": the state is what it says
         listed = self._listed(thing, after) if thing.kind == "item" else [thing]
