@@ -548,10 +548,14 @@ def test_what_the_reader_must_not_apply_as_said(text):
     ("she was reading", False),
 ])
 def test_a_comment_after_a_comma_is_set_aside_and_an_event_is_not(part, comment):
+    assert _commentary(part.split(), _verbs(), names_a_thing=False) is comment
+    assert not _commentary(part.split(), _verbs(), names_a_thing=True)
+
+
+def _verbs() -> frozenset[str]:
+    """The lexicon's words of doing and of states (what makes a part more than a comment)."""
     lexicon = Grounder(household(), household_rules()).lexicon
-    verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | lexicon.state_words
-    assert _commentary(part.split(), verbs, names_a_thing=False) is comment
-    assert not _commentary(part.split(), verbs, names_a_thing=True)
+    return lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | lexicon.state_words
 
 
 @pytest.mark.parametrize(("part", "which"), [
@@ -564,9 +568,7 @@ def test_a_comment_after_a_comma_is_set_aside_and_an_event_is_not(part, comment)
     ("the grey one is dirty", False),
 ])
 def test_a_part_that_only_says_which_thing_was_not_meant(part, which):
-    lexicon = Grounder(household(), household_rules()).lexicon
-    verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | lexicon.state_words
-    assert _not_that_one(part.split(), verbs) is which
+    assert _not_that_one(part.split(), _verbs()) is which
 
 
 def test_the_on_it_of_a_thing_that_says_which_place_is_meant_is_set_aside():
