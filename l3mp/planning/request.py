@@ -147,6 +147,16 @@ _ASK_TO_CHECK = re.compile(r"\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?
 _SO_IT_CAN = re.compile(r"\s+so\s+(?:that\s+)?(?:it|I|we|you|she|he|they)\s+(?:can|could|will|'ll|may)\s+"
                         r"(?!(?:go|get|come)\b)[^,.;!?]*(?=[.!?]*\s*$)", re.IGNORECASE)
 """"Open the dishwasher so it can be loaded", "... so I can read": what the request is for, at its end."""
+_HOLDING = re.compile(r"\b(?:the|that)\s+(?P<what>(?:[a-z]+\s+){0,3}?[a-z]+)\s+(?:that\s+)?(?P<who>[A-Z][a-z]+|she|he)"
+                      r"(?:'s|\s+is|\s+was|\s+has\s+been)\s+(?:holding|carrying|reading|using)\b")
+""""Put the purple textbook Jessica is holding back on the bookshelf": Jessica's purple textbook (the grounding
+takes her thing to be the one she has)."""
+
+
+def _whose(found: re.Match) -> str:
+    who = found["who"]
+    owner = {"he": "his", "she": "her"}.get(who, who + "'s")
+    return f"{owner} {found['what']}"
 _THAT_ONE = re.compile(r"(?<!\bnot\s)(?<!\bthe\s)\b(?:that|this)\s+one\b(?=\s+(?:up|off|on|out|too|as\s+well|"
                        r"please|for\s+me)\b|\s*[.,!?]|\s*$)", re.IGNORECASE)
 """"Now the silver phone is ringing too, can you pick that one up?": pick it up (not "..., not that one")."""
@@ -241,7 +251,7 @@ def plain_request(task: str) -> str:
     text = _WHICH_IS.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
     text = _NOBODY_LEFT.sub(lambda m: f"don't leave {m['what'] + ' ' if m['what'] else ''}",
                             _ASK_TO_CHECK.sub("", text))
-    text = _THAT_ONE.sub("it", _SO_IT_CAN.sub("", text))
+    text = _THAT_ONE.sub("it", _SO_IT_CAN.sub("", _HOLDING.sub(_whose, text)))
     text = _WITHOUT.sub(" but don't touch ", text)
     text = _LEFT_IT.sub(lambda m: f" from {m['place']}", text)
     text = _LISTED.sub(" and ", text)
