@@ -211,8 +211,17 @@ _IS_STATE = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:not|no|now|still|just|already
 
 def relative_places(text: str) -> str:
     """"the bag of chips that was on the kitchen island" -> "the bag of chips on the kitchen island": a relative
-    clause that only says where a thing is, said as a qualifier."""
-    return _RELATIVE_PLACE.sub(" ", text)
+    clause that only says where a thing is, said as a qualifier; "the light is on in bedroom 2" -> "the light in
+    bedroom 2 is on"."""
+    return _STATE_THEN_ROOM.sub(lambda m: f"{m['what']} {m['room']} {m['be']} {m['state']}",
+                                _RELATIVE_PLACE.sub(" ", text))
+
+
+_STATE_THEN_ROOM = re.compile(
+    r"\b(?P<what>(?:the|a)\s+(?:[a-z]+\s+){0,2}?(?:light|lamp|tv|telly|tap|faucet))\s+(?P<be>is|was|'s)\s+"
+    r"(?:still\s+)?(?P<state>on|off|running)\s+(?P<room>in\s+(?:the\s+)?[a-z]+(?:\s+room)?(?:\s+\d+)?)\b",
+    re.IGNORECASE)
+""""the light is on in bedroom 2": the light in bedroom 2 is on (the room says which light)."""
 
 
 def contracted(text: str) -> str:
