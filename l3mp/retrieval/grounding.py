@@ -566,11 +566,16 @@ def _there_rooms(words: list[str], found: dict[int, Mention], domain: Domain, gr
 
 def _the_other(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary) -> list[Mention]:
     """``moved the energy drink to the other coffee table``: of two alike things, the one that is not where a thing
-    named before it is."""
+    named before it is; or the one not named before ("the fridge in kitchen 1 ... the other kitchen")."""
     by_name = {e.name: e for e in vocabulary.entities}
     out = list(mentions)
     for k, mention in enumerate(out):
         if mention.start == 0 or words[mention.start - 1] != "other" or len(mention.candidates) != 2:
+            continue
+        named = next((m.entity for m in reversed(out[:k]) if m.entity in mention.candidates), None)
+        if named is not None:  # "the fridge in kitchen 1 and ... the other kitchen's dishwasher": not kitchen 1
+            other = tuple(n for n in mention.candidates if n != named)
+            out[k] = replace(mention, candidates=other, alternatives=other, broader=other, by_label=False)
             continue
         for earlier in reversed(out[:k]):
             if earlier.entity is None or earlier.entity not in by_name:

@@ -243,3 +243,10 @@ def test_a_word_before_a_thing_that_describes_another_lets_that_one_fit_too(grou
     assert set(found(grounder, graph, "Jessica is eating the small bag of chips.")["bag of chips"]) == {
         "bag_of_chips_1", "small_bag_of_chips_1"}
     assert found(grounder, graph, "Jessica is eating the bag of chips.")["bag of chips"] == ("bag_of_chips_1",)
+
+
+def test_the_other_of_two_is_the_one_not_named_before(grounder):
+    graph = generate_house(seed=98).to_graph()  # two kitchens, each with a dishwasher
+    said = found(grounder, graph, "Close the fridge in kitchen 1, then wash the red plate in the other kitchen's "
+                                  "dishwasher.")
+    assert said["kitchen"] == ("kitchen_2",) and said["dishwasher"] == ("dishwasher_2",)
