@@ -157,6 +157,9 @@ def _whose(found: re.Match) -> str:
     who = found["who"]
     owner = {"he": "his", "she": "her"}.get(who, who + "'s")
     return f"{owner} {found['what']}"
+_ROOMS_THING = re.compile(r"\bthe\s+(?P<room>(?:other\s+)?(?:kitchen|bathroom|bedroom|living\s+room|office|garage|"
+                          r"laundry\s+room|hallway)(?:\s+\d+)?)'s\s+(?P<thing>[a-z]+)\b", re.IGNORECASE)
+""""the other kitchen's dishwasher": the dishwasher in the other kitchen (a room owns nothing)."""
 _THAT_ONE = re.compile(r"(?<!\bnot\s)(?<!\bthe\s)\b(?:that|this)\s+one\b(?=\s+(?:up|off|on|out|too|as\s+well|"
                        r"please|for\s+me)\b|\s*[.,!?]|\s*$)", re.IGNORECASE)
 """"Now the silver phone is ringing too, can you pick that one up?": pick it up (not "..., not that one")."""
@@ -251,6 +254,7 @@ def plain_request(task: str) -> str:
     text = _WHICH_IS.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
     text = _NOBODY_LEFT.sub(lambda m: f"don't leave {m['what'] + ' ' if m['what'] else ''}",
                             _ASK_TO_CHECK.sub("", text))
+    text = _ROOMS_THING.sub(lambda m: f"the {m['thing']} in the {m['room']}", text)
     text = _THAT_ONE.sub("it", _SO_IT_CAN.sub("", _HOLDING.sub(_whose, text)))
     text = _WITHOUT.sub(" but don't touch ", text)
     text = _LEFT_IT.sub(lambda m: f" from {m['place']}", text)

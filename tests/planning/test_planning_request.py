@@ -713,6 +713,7 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("Turn off the lamps, not that one.", "Turn off the lamps, not that one."),
     ("Put the purple textbook Jessica is holding on the shelf.", "Put Jessica's purple textbook on the shelf."),
     ("The light is still on in bedroom 2.", "The light in bedroom 2 is on."),  # the room says which light
+    ("Wash the plate in the other kitchen's dishwasher.", "Wash the plate in the dishwasher in the other kitchen."),
 ])
 def test_asking_to_check_and_what_a_request_is_for_in_plainer_words(task, plain):
     assert plain_request(task) == plain
