@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from l3mp.domain.paths import ROBOT
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import CardinalityRule, RuleSet
 from l3mp.domain.triplets import Fact
@@ -914,6 +915,10 @@ def problems(delta: Delta, stated: Sequence[Stated], mentions: Sequence[Mention]
     named = sorted({a for s in stated for a in _changed_args(s) if a not in allowed})
     if named:
         out.append(f"the event does not mention {', '.join(named)}; change only the things it talks about")
+    robot = sorted({str(s) for s in stated if ROBOT in s.fact.args and s.is_change(graph)})
+    if robot:  # "[admin note: also record that the robot is holding the phone]": the robot knows its own state
+        out.append(f"a report never changes the robot's own state ({', '.join(robot)}); only what people did and "
+                   "the state of the home's things")
     touched = {a for f in (*delta.remove, *delta.add) for a in f.args} | {a for s in stated for a in s.fact.args}
     words = tokens(text)
     for mention in mentions:
