@@ -338,7 +338,30 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
                                                      grounder=grounder)) is not None:
         return found
     asked = _before_the_reason(asked or task, grounder.lexicon)
+    if asked is not None:
+        return _read_request(asked, graph, domain, rules, speaker=speaker, grounder=grounder)
+    asked = _before_a_remark(task, grounder, graph, domain)
     return None if asked is None else _read_request(asked, graph, domain, rules, speaker=speaker, grounder=grounder)
+
+
+def _before_a_remark(task: str, grounder: Grounder, graph: WorldGraph, domain: Domain) -> str | None:
+    """The request without a last part (after a comma or a stop) that names nothing of the home but people and
+    rooms and has no word of the lexicon's verbs or states, of asking, keeping or exceptions, and no pronoun that
+    could stand for a thing: a remark on why or when ("put the telly on, the match starts in five", "..., dinner's
+    at six"). None otherwise."""
+    parts = re.split(r"(?<=[,.;!?])\s+", task.strip())
+    if len(parts) < 2:
+        return None
+    lexicon = grounder.lexicon
+    said = tokens(parts[-1])
+    verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.answers | lexicon.state_words | lexicon.goes
+    if len(said) < 2 or any(w in verbs | _KEEP_VERBS | _DONT | _EXCEPT | _ASKING_WORDS | _WISHES for w in said) or (
+            _IT | {"them", "that", "those", "this", "these", "one", "ones"}) & set(said):
+        return None
+    if any(not all(domain.is_subtype(graph.entity_type(n) or "", "person") or domain.is_subtype(
+            graph.entity_type(n) or "", "room") for n in m.candidates) for m in grounder.ground(parts[-1], graph)):
+        return None
+    return " ".join(parts[:-1]).rstrip(",;")
 
 
 _ASKING_WORDS = frozenset({"please", "pls", "could", "can", "would", "will", "you", "u"})
@@ -381,6 +404,27 @@ def _before_the_reason(task: str, lexicon: Lexicon) -> str | None:
     return " ".join(parts[:-1]).rstrip(",;")
 
 
+_OWNERS = frozenset({"my", "his", "her", "their", "our", "your", "'s"})
+
+
+def _which_room(words: list[str], mentions: Sequence[Mention], graph: WorldGraph, domain: Domain) -> str | None:
+    """The question to ask when the request says which thing by a room that the words do not single out ("turn off
+    the lights in my room" said by someone in the kitchen, "the lamp in the bedroom" with three bedrooms): doing it
+    in every room they fit would do what nobody asked for. None when every such room is known."""
+    if not domain.has_type("room"):
+        return None
+    for m in mentions:
+        rooms = [n for n in m.candidates if domain.is_subtype(graph.entity_type(n) or "", "room")]
+        if m.plural or len(rooms) < 2 or len(rooms) != len(m.candidates) or m.start == 0:
+            continue
+        at = next((i for i in range(m.start - 1, max(-1, m.start - 4), -1) if words[i] == "in"), None)
+        if at is None or not (_OWNERS & set(words[at:m.start]) or words[m.start - 1] in ("the", "that")):
+            continue
+        if any(o.end == at and o is not m for o in mentions):  # it says which thing ("the lights in my room"), not
+            return meaning.which(m, rooms, graph)  # where someone is ("Sarah, she's in the bathroom")
+    return None
+
+
 def _read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *, speaker: str | None = None,
                   grounder: Grounder, mentions: Sequence[Mention] | None = None) -> RequestReading | None:
     mentions = ground_request(grounder, task, graph, speaker, rules) if mentions is None else mentions
@@ -400,6 +444,9 @@ def _read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, 
     if why:
         return RequestReading(IMPOSSIBLE, reason=why)
     words = tokens(task)
+    room = _which_room(words, mentions, graph, domain)
+    if room is not None:
+        return RequestReading(ASKED, question=room)
     keeps, cut = kept_things(task, mentions, graph, domain, grounder.lexicon)
     cut |= _reasons(task, words, mentions, graph, domain, cut)
     text = task

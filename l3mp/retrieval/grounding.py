@@ -14,11 +14,12 @@ that mean "all of them", and the types an update must change when it mentions th
 
 from __future__ import annotations
 
+
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
-from itertools import pairwise
+from itertools import pairwise, takewhile
 from pathlib import Path
 
 from l3mp.domain.pddl_domain import Domain
@@ -219,6 +220,12 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower().replace("\u2019", "'"))
 
 
+_ROOM_WHERE = re.compile(
+    r"\b(?P<to>in|into|to)\s+(?:the\s+)?(?P<room>(?:[a-z]+\s+)?[a-z]+(?:\s+\d+)?)\s+where\s+(?P<what>the\s+(?:[a-z]+\s+){0,2}?[a-z]+?)"
+    r"(?:\s+is|['\u2019]s)\s+(?:still\s+)?(?P<state>on|off|running|open|closed|ringing|dirty)\b", re.IGNORECASE)
+""""in the bathroom where the tap's running": which bathroom (`Grounder.respell`)."""
+
+
 @dataclass
 class _Entity:
     name: str
@@ -265,7 +272,53 @@ class Grounder:
         faucet = self._domain.has_type("faucet") and any(
             self._domain.is_subtype(graph.entity_type(n) or "", "faucet") for n in graph.entities())
         text, said = sayings.read_sayings(text, labels, lex.sayings, faucet)
-        return text, respelt + said
+        text, door = sayings.read_doors(text, self._openable_words(graph))
+        text, where = self._room_where(text, graph)
+        return text, respelt + said + door + where
+
+    def _room_where(self, text: str, graph: WorldGraph) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """"he's in the bathroom where the tap's running": of the rooms the words fit, the one where a thing of the
+        noun said is in the state said (bathroom 2, whose tap runs), said by its label; the text as it is when no
+        room or more than one fits so."""
+        found = _ROOM_WHERE.search(text)
+        if found is None or not self._domain.has_type("room"):
+            return text, ()
+        said = set(tokens(found["room"])) - STOPWORDS
+        rooms = [r for r in graph.entities() if self._domain.is_subtype(graph.entity_type(r) or "", "room")
+                 and said <= set(tokens(str(graph.entity_attrs(r).get("label") or r.replace("_", " "))))]
+        state = found["state"].lower()
+        signs = {(p, truth) for p, by_sign in self._lexicon.states.items() for truth, words in by_sign.items()
+                 if state in words}
+        noun = tokens(found["what"])[-1]
+        fitting = []
+        for room in rooms:
+            things = [e for e in graph.entities() if room in places_of(graph, self._rules, e)
+                      and noun in self._describe(graph, e).heads]
+            if any(graph.has_fact(Fact(p, (e,))) == truth for e in things for p, truth in signs
+                   if (d := self._domain.predicate(p)) is not None and d.arity == 1
+                   and self._domain.is_subtype(graph.entity_type(e) or "", d.types[0])):
+                fitting.append(room)
+        if len(rooms) < 2 or len(fitting) != 1:
+            return text, ()
+        label = str(graph.entity_attrs(fitting[0]).get("label") or fitting[0].replace("_", " "))
+        said_so = f"{found['to']} the {label}"
+        return text[:found.start()] + said_so + text[found.end():], ((found[0], said_so),)
+
+    def _openable_words(self, graph: WorldGraph) -> frozenset[str]:
+        """Words that name a thing with a door in this home ("fridge", "dishwasher", "pantry"): the lexicon's words
+        of the types `is_open` takes and the last word of each such thing's label."""
+        declared = self._domain.predicate("is_open")
+        if declared is None or declared.arity != 1:
+            return frozenset()
+        kind = declared.types[0]
+        words = {w for t, said in self._lexicon.type_words.items() if self._domain.is_subtype(t, kind) for w in said}
+        for name in graph.entities():
+            if self._domain.is_subtype(graph.entity_type(name) or "", kind):
+                label = tokens(str(graph.entity_attrs(name).get("label") or name.replace("_", " ")))
+                noun = [w for w in takewhile(lambda w: w not in ("in", "of", "on", "at"), label)
+                        if not w.isdigit()]
+                words.update(noun[-1:])  # "pantry" of "pantry in the kitchen"
+        return frozenset(words)
 
     def ground(self, text: str, graph: WorldGraph, entities: Iterable[str] | None = None, *,
                speaker: str | None = None) -> tuple[Mention, ...]:
@@ -278,6 +331,7 @@ class Grounder:
         words = tokens(text)
         here = self._speakers_room(graph, speaker)
         pre = {i: (here,) for i, word in enumerate(words) if word == "here" and here is not None}
+        pre.update(self._own_rooms(graph, words, speaker))
         stops = pauses(text)
         found, narrowed = self._scan(words, vocabulary, pre, stops)  # "the desk lamp in here", said by Sarah
         there = _there_rooms(words, found, self._domain, graph)
@@ -308,6 +362,23 @@ class Grounder:
             if mention is not None:
                 found[i] = mention
         return found, narrowed
+
+    def _own_rooms(self, graph: WorldGraph, words: list[str], speaker: str | None) -> dict[int, tuple[str, ...]]:
+        """"my room" (said by `speaker`), "Sarah's room": the bedroom the person is in (word index -> room). The
+        memory keeps no owner of rooms; a person in a bedroom is taken to be in their own. Nothing when the person
+        is in a room that is no bedroom, or is not known."""
+        out: dict[int, tuple[str, ...]] = {}
+        for i, word in enumerate(words):
+            if word not in ("room", "bedroom") or i == 0:
+                continue
+            owner = speaker if words[i - 1] == "my" else words[i - 2] if words[i - 1] == "'s" and i > 1 else None
+            if owner is None or not graph.has_entity(owner) or not self._domain.is_subtype(
+                    graph.entity_type(owner) or "", "person"):
+                continue
+            room = self._speakers_room(graph, owner)
+            if room is not None and "bedroom" in tokens(str(graph.entity_attrs(room).get("label") or room)):
+                out[i] = (room,)
+        return out
 
     def _speakers_room(self, graph: WorldGraph, speaker: str | None) -> str | None:
         if speaker is None or not graph.has_entity(speaker) or not self._domain.has_type("room"):

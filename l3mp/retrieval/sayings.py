@@ -7,6 +7,10 @@
   on") is the tap (the faucet), when the home has a faucet: nobody switches a drink. "the water bottle" and "a
   glass of water" are left alone.
 
+- "the door" after a thing with a door is named ("opened the fridge, took the milk and didn't bother closing the
+  door"; "loaded the dishwasher and left the door open") is that thing, when the text names one such thing only
+  (`read_doors`).
+
 Each change is returned as a (said, read as) pair, so that results can say what was read as what, like the
 misspelt words of `l3mp.retrieval.spelling`.
 """
@@ -50,3 +54,28 @@ def read_sayings(text: str, labels: Iterable[str], sayings: Mapping[str, str], h
                                        else f"{m['det']} {TAP}", text)
             changed.append(("water", TAP))
     return text, tuple(changed)
+
+
+_DOOR = re.compile(r"\b(?:the|its)\s+doors?\b(?!\s+of\b)", re.IGNORECASE)
+
+
+def read_doors(text: str, openable: Iterable[str]) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """`text` with "the door" (or "its door") read as the one thing with a door named before it: `openable` are the
+    words that name such things in this home (the lexicon's words of their types and their labels' nouns). Left
+    as it is when no such thing is named before it, or words of two different ones are."""
+    found = _DOOR.search(text)
+    if found is None:
+        return text, ()
+    before = tokens_of(text[:found.start()])
+    said = []
+    for word in before:
+        if word in openable and word not in said:
+            said.append(word)
+    if len(said) != 1:
+        return text, ()
+    return text[:found.start()] + f"the {said[0]}" + text[found.end():], (("the door", f"the {said[0]}"),)
+
+
+def tokens_of(text: str) -> list[str]:
+    """The lower-case words of `text`."""
+    return re.findall(r"[a-z]+", text.lower())

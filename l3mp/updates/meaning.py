@@ -228,9 +228,68 @@ _STATE_THEN_ROOM = re.compile(
 def contracted(text: str) -> str:
     """"'s" said for "is" or "has" written out ("the dishwasher's shut now" -> "the dishwasher is shut now",
     "it's been washed" -> "it has been washed", "the phone's stopped ringing" -> "the phone has stopped ringing"),
-    so that the word after it is not read as a thing she owns; "hand-washed" is washed."""
+    so that the word after it is not read as a thing she owns; "hand-washed" is washed; a state said with "not"
+    said as the opposite state (`unnegated`); what a change is for ("so it doesn't go off", `_SO_THAT`) left out."""
+    text = unnegated(_SO_THAT.sub("", text))
+    text = _WHERE_STATE.sub(lambda m: f"{m['room']}, {m['what']} {m['room']} is {m['state']}", text)
     text = _PUT_ON_A_DEVICE.sub("turned on ", _BY_HAND.sub(r"\1", _PARTICLE_BEFORE_FROM.sub(r"\1 ", text)))
     return _IS_DOING.sub(" is ", _IS_STATE.sub(" is ", _HAS_BEEN.sub(" has ", text)))
+
+
+_WHERE_STATE = re.compile(
+    r"\b(?P<room>in\s+(?:the\s+)?(?:[a-z]+\s+)?[a-z]+(?:\s+\d+)?)\s+where\s+(?P<what>the\s+(?:[a-z]+\s+){0,2}?[a-z]+)"
+    r"(?:\s+is|['\u2019]s)\s+(?:still\s+)?(?P<state>on|off|running|open|closed|ringing|dirty)\b", re.IGNORECASE)
+""""he's in the bathroom where the tap's running": he is in the bathroom, and the tap in the bathroom is running."""
+_SO_THAT = re.compile(
+    r"\s+so(?:\s+that)?\s+(?:it|they|he|she|we|i|you)\s+(?:doesn['\u2019]t|don['\u2019]t|won['\u2019]t|can['\u2019]t|"
+    r"couldn['\u2019]t|wouldn['\u2019]t|does\s+not|do\s+not|will\s+not|can|could|will|would|might|may)\b[^,.;!?]*",
+    re.IGNORECASE)
+""""put the pear in the fridge so it doesn't go off", "so he can watch the match": what it is for tells nothing
+the memory keeps (a modal or a negation after "so it": no state of now)."""
+
+
+def unnegated(text: str) -> str:
+    """A state said with "not" said as its opposite, so that the report reads plainly: "the white mug isn't
+    clean" -> "the white mug is dirty", "the telly's not on any more" -> "the telly is off", "the fridge wasn't
+    shut" -> "the fridge was open"; leaving a thing as it was said as leaving it so: "didn't bother closing the
+    fridge" / "forgot to shut it" -> "left the fridge open" / "left it open", "forgot to turn off the tap" -> "left
+    the tap on"; and a person no longer in a room followed by where they are now said as the latter alone
+    ("Michael's not in the kitchen any more, he's in the bathroom" -> "Michael is in the bathroom"). A "not" before
+    a place ("isn't on the table") or anything else is left as it is: the reading stops there as before."""
+    text = _NO_LONGER_IN.sub(lambda m: f"{m['who']} is ", text)
+    text = _NOT_STATE.sub(lambda m: f"{m['be'] or (' are' if m['be2'][1:].lower() == 're' else ' is')} "
+                                    f"{_OPPOSITE[m['state'].lower()]}", text)
+    text = _LEFT_UNDONE.sub(lambda m: f"left {m['what'] or m['what2']} "
+                                      f"{'open' if (m['verb'] or m['verb2']).lower().startswith(('clos', 'shut')) else 'on'}",
+                            text)
+    return _LEFT_UNDONE_AFTER.sub(lambda m: f"left {m['what'] or m['what2']} on", text)
+
+
+_OPPOSITE = {"clean": "dirty", "dirty": "clean", "on": "off", "off": "on", "open": "closed", "closed": "open",
+             "shut": "open", "running": "off", "lit": "off", "ringing": "silenced", "washed": "dirty"}
+"""The opposite of each state word said with "not" (the words of the lexicon's states)."""
+_NOT_STATE = re.compile(
+    r"(?:\b(?P<be>is|are|was|were)|(?<=\w)(?P<be2>['\u2019](?:s|re))(?=\s+(?:not|no\s+longer)\b))"
+    r"(?:\s+not|n['\u2019]t|\s+no\s+longer)\s+(?:actually\s+|really\s+|even\s+|properly\s+|still\s+)?"
+    r"(?P<state>clean|dirty|on|off|open|closed|shut|running|lit|ringing|washed)"
+    r"(?:\s+any\s*more)?(?=\s*(?:$|[,.;!?\-\u2014]|and\b|but\b|so\b|though\b|yet\b|either\b|now\b|after\b))",
+    re.IGNORECASE)
+_THING = r"(?:(?:the|his|her|their|my|our)\s+(?:[a-z]+\s+){0,3}?[a-z]+|it|them)"
+_LEFT_UNDONE = re.compile(
+    r"\b(?:didn['\u2019]t|did\s+not|never)\s+(?:bother\s+(?:to\s+)?|even\s+)?"
+    r"(?P<verb>closing|close|closed|shutting|shut|turning\s+off|turn\s+off|turned\s+off|switching\s+off|switch\s+off|"
+    r"switched\s+off)\s+(?P<what>" + _THING + r")(?=\s*(?:$|[,.;!?]|and\b|but\b|so\b|either\b|after\b|again\b))"
+    r"|\bforgot\s+to\s+(?P<verb2>close|shut|turn\s+off|switch\s+off)\s+(?P<what2>" + _THING + r")"
+    r"(?=\s*(?:$|[,.;!?]|and\b|but\b|so\b|again\b))", re.IGNORECASE)
+_LEFT_UNDONE_AFTER = re.compile(
+    r"\b(?:didn['\u2019]t|did\s+not|never)\s+(?:bother\s+(?:to\s+)?|even\s+)?(?:turning|turn|turned|switching|switch|switched)"
+    r"\s+(?P<what>" + _THING + r")\s+off\b|\bforgot\s+to\s+(?:turn|switch)\s+(?P<what2>" + _THING + r")\s+off\b",
+    re.IGNORECASE)
+_NO_LONGER_IN = re.compile(
+    r"\b(?P<who>[a-z]+)(?:['\u2019]s|\s+is)\s+(?:not|no\s+longer)\s+in\s+(?:the\s+)?(?:[a-z]+\s+){0,2}?[a-z]+(?:\s+\d+)?"
+    r"(?:\s+any\s*more)?\s*,\s+(?:he|she|they)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+(?=(?:in|at|out\s+in)\b)",
+    re.IGNORECASE)
+""""Michael's not in the living room any more, he's in the bathroom": where he is now is what counts."""
 
 
 _PUT_ON_A_DEVICE = re.compile(r"\b(?:put|puts|putting)\s+on\s+(?=(?:the|his|her|their|my|our)\s+(?:[a-z]+\s+){0,3}"
@@ -258,12 +317,6 @@ _GONE_OFF = re.compile(r"\b(gone|went|go|goes|headed|ran|run|wandered)\s+off\b(?
 """"gone off to the office": gone to the office ("off" is no light going off)."""
 
 
-_NOT_STATE = re.compile(r"\b(?P<be>is|are|was|were|'s|'re)(?:n['\u2019]t|\s+not|\s+no\s+longer)\s+"
-                        r"(?P<state>on|open|running|ringing|dirty)(?:\s+any\s*more)?\b", re.IGNORECASE)
-_OPPOSITE = {"on": "off", "open": "closed", "running": "off", "ringing": "silenced", "dirty": "clean"}
-""""the lamp isn't on anymore", "the fridge is no longer open": off, closed."""
-
-
 def plain_report(text: str) -> str:
     """The report in the plainer words the reading takes (`eaten_from` first): a relative clause that says where or
     in what state a thing is becomes a qualifier ("the bag of chips that was on the island" -> "the bag of chips on
@@ -271,7 +324,6 @@ def plain_report(text: str) -> str:
     the light in the garage on", and "ate the orange" -> "is eating the orange", "finished off the wine" -> "is having
     the wine" (the one who ate it has it), and "picked up the phone that was ringing" -> "answered the phone"."""
     text = _GONE_OFF.sub(lambda m: m[1], _OUTTA.sub("out of", _ON_THE_WAY.sub("", eaten_from(text))))
-    text = _NOT_STATE.sub(lambda m: f"{m['be']} {_OPPOSITE[m['state'].lower()]}", text)
     text = _PICKED_UP_RINGING.sub(lambda m: f"answered {m['det']} {m['noun'] or m['noun2']}", text)
     text = relative_places(text)
     text = _RELATIVE_STATE.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
