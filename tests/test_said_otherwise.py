@@ -130,3 +130,36 @@ def test_a_remark_after_a_request_is_left_out_and_kill_is_off():
     assert found is not None and found.goal == "(not (light_on work_light_1))"
     # a last part that names a thing of the home is no remark: the reading does not drop it
     assert _request(world, "switch off the vanity light in the bathroom, the work light is enough") is None
+
+
+def test_particles_and_fillers_of_plain_reports_are_read_past():
+    assert contracted("Jess opened the dishwasher, took the yellow mug out and shut it again") == (
+        "Jess opened the dishwasher, took the yellow mug and shut it again")
+    assert contracted("took it out of the fridge") == "took it out of the fridge"  # where from: kept
+    assert contracted("David popped to the bathroom") == "David went to the bathroom"
+    assert contracted("David popped the pear in the fridge") == "David popped the pear in the fridge"  # a move
+
+
+def test_it_after_eating_is_the_food_not_the_dish_it_was_cooked_in():
+    nl = _updater()
+    result = nl.update("Jessica fried the tomato in the purple saucepan and ate it", ref="ate-it")
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
+    facts = set(nl.world.graph.facts())
+    assert F("has", "jessica", "tomato_1") in facts and F("dirty", "purple_saucepan_1") in facts
+
+
+def test_a_word_of_a_label_for_what_is_in_it_names_the_food_or_drink():
+    world = _world()
+    grounder = Grounder(world.domain, world.verifier.rules)
+    found = grounder.ground("put the ham back in the fridge", world.graph)
+    assert found[0].candidates == ("ham_1",)
+    found = grounder.ground("Jessica brought the pizza through to kitchen 2", world.graph)
+    assert set(found[1].candidates) == {"leftover_pizza_1", "small_leftover_pizza_1"}  # "through" is no noun
+
+
+def test_a_request_after_what_is_said_of_a_thing_acts_on_that_thing():
+    world = _world()
+    found = _request(world, "The ham's been sitting out since last night, pop it back in the fridge in kitchen 1")
+    assert found is not None and found.goal == "(inside ham_1 fridge_1)", found
+    found = _request(world, "ugh the purple plate is all crusty")  # a complaint: wash it
+    assert found is not None and found.goal == "(not (dirty purple_plate_1))", found

@@ -41,8 +41,10 @@ NOT_THINGS = frozenset({"house", "home", "flat", "apartment", "place", "everywhe
 time ("do me a favour", "for a moment"), and words that stand for a thing named elsewhere ("the one in bedroom 1",
 "the rest")."""
 _POLITE = frozenset({"please", "kindly", "could", "can", "would", "will", "you", "just", "also", "now", "then",
-                     "hey", "robot", "ok", "okay", "so"})
-"""Words that may open an imperative clause before its verb ("could you please ...")."""
+                     "hey", "robot", "ok", "okay", "so", "u", "pls", "plz", "ya", "well", "right"}) | frozenset({
+    "ugh", "urgh", "argh", "hmm", "hm", "mmm", "mm", "oh", "ah", "ahh", "ooh", "um", "uh", "er", "erm", "ew", "eww",
+    "yikes", "jeez", "gosh", "oops", "whoa", "wow", "damn", "dang", "blimey", "meh", "hi", "yo", "lol"})
+"""Words that may open an imperative clause before its verb ("could you please ...", "ugh, ...")."""
 _NOT_VERBS = STOPWORDS | frozenset({"someone", "somebody", "anyone", "anybody", "everyone", "everybody", "there",
                                     "here", "what", "where", "who", "which", "why", "how", "when", "if", "thanks",
                                     "thank", "yes", "no", "not", "all", "every", "each", "both"})
@@ -177,7 +179,8 @@ def _missing_thing(words: list[str], clause: Clause, mentions: Sequence[Mention]
         phrase = []
         for j in range(i + 1, min(clause.end, i + 1 + PHRASE_WORDS)):
             if words[j] in STOPWORDS or words[j] in _PLACE_WORDS or words[j] in DETERMINERS or words[j] in (
-                    "for", "please", "that", "which", "who", "except", "excluding", "besides", "but"):
+                    "for", "please", "that", "which", "who", "except", "excluding", "besides", "but") or (
+                    phrase and words[j] in _PARTICLES):  # "pop the wine back in the fridge": "back" is no noun
                 break
             phrase.append(j)
         if phrase and any(j in covered for j in phrase):

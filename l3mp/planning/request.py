@@ -340,8 +340,33 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
     asked = _before_the_reason(asked or task, grounder.lexicon)
     if asked is not None:
         return _read_request(asked, graph, domain, rules, speaker=speaker, grounder=grounder)
-    asked = _before_a_remark(task, grounder, graph, domain)
+    asked = _before_a_remark(task, grounder, graph, domain) or _it_named_before(task, grounder, graph, domain)
     return None if asked is None else _read_request(asked, graph, domain, rules, speaker=speaker, grounder=grounder)
+
+
+def _it_named_before(task: str, grounder: Grounder, graph: WorldGraph, domain: Domain) -> str | None:
+    """The last part of a request (after a comma or a stop) with its "it" said as the one thing the parts before
+    it name, when those only say something of that thing and ask for nothing ("The wine's been sitting out on the
+    coffee table since last night, pop it back in the fridge" -> "pop the wine back in the fridge"). None
+    otherwise."""
+    parts = re.split(r"(?<=[,.;!?])\s+", task.strip())
+    if len(parts) < 2:
+        return None
+    last, before = parts[-1], " ".join(parts[:-1])
+    said = tokens(last)
+    if said.count("it") != 1 or {"them", "him", "her", "that", "this", "one"} & set(said):
+        return None
+    words = tokens(before)
+    mentions = grounder.ground(before, graph)
+    covered = {i for m in mentions for i in range(m.start, m.end)}
+    if any(c.verb is not None for c in clauses_of(before, words, covered)) or _IT & set(words):
+        return None
+    things = [m for m in mentions if m.qualifies is None and _kind_of(graph, domain, m) == "thing"
+              and not (m.candidates and _is_kind(graph, domain, m.candidates[0], "receptacle"))]
+    if len(things) != 1 or any(_kind_of(graph, domain, m) == "person" for m in mentions):
+        return None  # (a receptacle there says where the thing is: "sitting out on the coffee table")
+    named = " ".join(words[things[0].start:things[0].end])
+    return re.sub(r"\bit\b", f"the {named}", last, count=1, flags=re.IGNORECASE)
 
 
 def _before_a_remark(task: str, grounder: Grounder, graph: WorldGraph, domain: Domain) -> str | None:

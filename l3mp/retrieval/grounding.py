@@ -226,6 +226,11 @@ _ROOM_WHERE = re.compile(
 """"in the bathroom where the tap's running": which bathroom (`Grounder.respell`)."""
 
 
+_AFTER_A_NOUN = frozenset({"back", "through", "away", "over", "around", "round", "too", "again", "here", "there"})
+"""Words that may follow a noun ("brought the wine through", "put the milk back"): a word of a label before them
+is the noun said, not a word describing one."""
+
+
 @dataclass
 class _Entity:
     name: str
@@ -242,6 +247,8 @@ class _Entity:
     """(state predicate, whether it holds) for each state of the lexicon that its type has."""
     kind: str = ""
     """``person`` (what "her X" can belong to), ``room`` (where someone went), else empty."""
+    type_: str = ""
+    """Its type in the domain."""
 
 
 class Grounder:
@@ -380,6 +387,15 @@ class Grounder:
                 out[i] = (room,)
         return out
 
+    def _contents(self, scored: dict[str, int], vocabulary: _Vocabulary) -> dict[str, int]:
+        """Of the things a word of their labels names (not their noun), those to eat or drink when there are some
+        and others ("the wine": the wine bottle, not the wine glasses; "the juice": the juice box, not the juice
+        glass): the word says what is in them."""
+        kinds = [k for k in ("food", "drink") if self._domain.has_type(k)]
+        types = {e.name: e.type_ for e in vocabulary.entities if e.name in scored}
+        edible = {n: v for n, v in scored.items() if any(self._domain.is_subtype(types.get(n, ""), k) for k in kinds)}
+        return edible if edible and len(edible) < len(scored) else scored
+
     def _speakers_room(self, graph: WorldGraph, speaker: str | None) -> str | None:
         if speaker is None or not graph.has_entity(speaker) or not self._domain.has_type("room"):
             return None
@@ -400,10 +416,12 @@ class Grounder:
         if (i > 0 and words[i - 1] in _NEW) or (i > 1 and words[i - 2] in _NEW):
             return None  # "a new toaster", "another mug": not a thing the memory has
         if after == "one" or (scored and max(scored.values()) == OTHER_WORD and after is not None and (
-                after not in STOPWORDS) and not _NUMBER.fullmatch(after)):
+                after not in STOPWORDS | _AFTER_A_NOUN) and not _NUMBER.fullmatch(after)):
             return None  # "red" of "red mug" is not a noun, whatever the mug turns out to be; "the small one"
         if not scored:
             return None
+        if max(scored.values()) == OTHER_WORD:  # "the wine": the wine bottle, not the wine glasses
+            scored = self._contents(scored, vocabulary)
         if words[i].endswith("ing") and max(scored.values()) == OTHER_WORD and i > 0 and words[i - 1] in _ASPECT:
             return None  # "started reading it", "is sipping": a verb, not the reading lamp
         if i > 0 and words[i - 1] == "to" and head == words[i] and len(_best(scored)) > 1 and not (
@@ -566,7 +584,7 @@ class Grounder:
         kind = next((k for k in ("person", "room") if self._domain.has_type(k) and self._domain.is_subtype(type_, k)),
                     "")
         return _Entity(name, heads, frozenset(describing - STOPWORDS), frozenset(places), numbers,
-                       [w for w in noun_phrase if not _NUMBER.fullmatch(w)], states, kind)
+                       [w for w in noun_phrase if not _NUMBER.fullmatch(w)], states, kind, type_)
 
     def _ancestors(self, type_: str) -> list[str]:
         out = []

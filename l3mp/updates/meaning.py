@@ -138,8 +138,8 @@ def eaten_from(text: str) -> str:
 
 
 _RELATIVE_PLACE = re.compile(
-    r"\s+(?:that|which)(?:\s+(?:was|is|were|are)|'s)\s+(?:still\s+|just\s+|sitting\s+|lying\s+|standing\s+)?"
-    r"(?=(?:on|in|inside|at|under|beside|near|next\s+to)\s+(?:(?:the|a|an|his|her|their|my|our|its)\b|[a-z]+\s+\d))",
+    r"\s+(?:that|which)(?:\s+(?:was|is|were|are)|'s)\s+(?:still\s+|just\s+)?(?:sitting\s+|lying\s+|standing\s+|soaking\s+|"
+    r"waiting\s+|drying\s+|charging\s+)?(?=(?:on|in|inside|at|under|beside|near|next\s+to)\s+(?:(?:the|a|an|his|her|their|my|our|its)\b|[a-z]+\s+\d))",
     re.IGNORECASE)
 """"the bag of chips that was on the kitchen island": the bag of chips on the kitchen island."""
 _RELATIVE_STATE = re.compile(
@@ -231,11 +231,19 @@ def contracted(text: str) -> str:
     so that the word after it is not read as a thing she owns; "hand-washed" is washed; a state said with "not"
     said as the opposite state (`unnegated`); what a change is for ("so it doesn't go off", `_SO_THAT`) left out."""
     text = unnegated(_SO_THAT.sub("", text))
+    text = _TAKEN_OUT.sub(lambda m: f"{m['verb']} {m['what']}", _POPPED_TO.sub("went ", text))
     text = _WHERE_STATE.sub(lambda m: f"{m['room']}, {m['what']} {m['room']} is {m['state']}", text)
     text = _PUT_ON_A_DEVICE.sub("turned on ", _BY_HAND.sub(r"\1", _PARTICLE_BEFORE_FROM.sub(r"\1 ", text)))
     return _IS_DOING.sub(" is ", _IS_STATE.sub(" is ", _HAS_BEEN.sub(" has ", text)))
 
 
+_POPPED_TO = re.compile(r"\b(?:popped|pops|pop|popping)\s+(?:out\s+|over\s+|round\s+|down\s+|up\s+|back\s+)?"
+                        r"(?=(?:to|into|in)\b)", re.IGNORECASE)
+""""David popped to the bathroom": went there ("popped the pear in the fridge" is a move: a thing follows)."""
+_TAKEN_OUT = re.compile(
+    r"\b(?P<verb>took|take|takes|taking|got|gets|getting|pulled|grabbed|fetched|lifted)\s+(?P<what>(?:(?:the|his|her|"
+    r"their|my|our|a|an)\s+(?:[a-z]+\s+){0,3}?[a-z]+)|it|them)\s+out\b(?!\s+of\b)", re.IGNORECASE)
+""""took the yellow mug out": took it ("out" here is no light going out)."""
 _WHERE_STATE = re.compile(
     r"\b(?P<room>in\s+(?:the\s+)?(?:[a-z]+\s+)?[a-z]+(?:\s+\d+)?)\s+where\s+(?P<what>the\s+(?:[a-z]+\s+){0,2}?[a-z]+)"
     r"(?:\s+is|['\u2019]s)\s+(?:still\s+)?(?P<state>on|off|running|open|closed|ringing|dirty)\b", re.IGNORECASE)
@@ -555,7 +563,8 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
       the state holds after the event; a state the clause names that the answer left out is added;
     - a change to what the text only uses to tell which thing it means ("the cabinet in bathroom 1" does not
       move anybody to bathroom 1) is dropped;
-    - a fact stated both true and false: the first statement stands;
+    - a fact stated both true and false: the first statement stands (a model's answer that does so is asked
+      again before it gets here, `contradictions`);
     - two new places (or holders, or rooms) for one thing, where a rule allows one: the one the text names last
       stands ("took the tomato and put it on the table" ends on the table).
     """
@@ -584,6 +593,21 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
     kept = _stays_put(kept, words, lexicon, rules, graph, notes)
     new = {s.fact for s in added}  # the text's verb settles it: "not (has jessica chips)" of the answer goes
     return [s for s in kept if s.fact not in new] + added, notes
+
+
+def contradictions(stated: Sequence[Stated]) -> list[str]:
+    """The facts an answer states both true and false, as problems: an answer that says both "Michael has the
+    phone" and "Michael does not have the phone" does not know what happened (`repair` would keep one of them)."""
+    seen: dict[Fact, bool] = {}
+    out = []
+    for literal in stated:
+        if seen.get(literal.fact, literal.true) != literal.true:
+            message = (f"your answer says both {literal.fact} and (not {literal.fact}); state only what holds after "
+                       "the event")
+            if message not in out:
+                out.append(message)
+        seen.setdefault(literal.fact, literal.true)
+    return out
 
 
 def several_for_one(stated: Sequence[Stated], mentions: Sequence[Mention], graph: WorldGraph) -> str | None:
@@ -948,6 +972,29 @@ def _last_place(stated: list[Stated], mentions: Sequence[Mention], sources: set[
     return [s for i, s in enumerate(stated) if i not in drop]
 
 
+_NEAR = frozenset({"by", "beside", "near", "over", "above", "under", "behind", "opposite", "beneath", "underneath"})
+_AT = frozenset({"on", "in", "at", "inside"})
+
+
+def is_landmark(words: list[str], mention: Mention, graph: WorldGraph, domain: Domain, verbs: frozenset[str]) -> bool:
+    """Whether a mention only says where something is or happened, so that nothing need change about it: a thing
+    after "next to", "by", "over" ... ("left it next to the bag of rice", "the pendant light over the island"), or
+    a receptacle after "on", "in" or "at" in a clause with no verb of moving, taking or giving (`verbs`: "Sarah's
+    done at the table", "scrubbed the one on the counter and the one in the sink")."""
+    i = min(mention.start, len(words)) - 1
+    while i >= 0 and words[i] in DETERMINERS:
+        i -= 1
+    if i < 0:
+        return False
+    if words[i] in _NEAR or (words[i] == "to" and i > 0 and words[i - 1] == "next"):
+        return True
+    if words[i] not in _AT or not verbs or not mention.candidates or not all(
+            domain.is_subtype(graph.entity_type(n) or "", "receptacle") for n in mention.candidates):
+        return False
+    left, right = _clause(words, mention.start, mention.end)
+    return not any(w in verbs for w in words[left:right])
+
+
 def says_which_place(words: list[str], mention: Mention) -> bool:
     """Whether a mention says which place is meant by what lies there ("the one with the pear on it")."""
     i = min(mention.start, len(words)) - 1  # (no words: a check without the text)
@@ -960,9 +1007,10 @@ def says_which_place(words: list[str], mention: Mention) -> bool:
 
 def problems(delta: Delta, stated: Sequence[Stated], mentions: Sequence[Mention], allowed: set[str],
              graph: WorldGraph, domain: Domain, covered_types: frozenset[str], text: str = "",
-             rules: RuleSet | None = None) -> list[str]:
+             rules: RuleSet | None = None, verbs: frozenset[str] = frozenset()) -> list[str]:
     """What makes an (otherwise valid) update not what the text says (with `rules`, a place that only says where a
-    thing named before it already is need not change: "is ringing on the side table")."""
+    thing named before it already is need not change: "is ringing on the side table"; a landmark need not change
+    either, `is_landmark`, with `verbs` the lexicon's verbs of moving, taking and giving)."""
     out = []
     named = sorted({a for s in stated for a in _changed_args(s) if a not in allowed})
     if named:
@@ -977,7 +1025,7 @@ def problems(delta: Delta, stated: Sequence[Stated], mentions: Sequence[Mention]
         if mention.qualifies is not None or mention.plural or not mention.candidates or is_source(
                 words, mention.start) or is_carried(words, mention, mentions, graph) or (
                 rules is not None and is_where_it_is(words, mention, mentions, graph, rules)) or says_which_place(
-                words, mention):
+                words, mention) or is_landmark(words, mention, graph, domain, verbs):
             continue
         if mention.end <= len(words) and "still" in words[slice(*_clause(words, mention.start, mention.end))]:
             continue  # "is still holding her soda can": where it already is

@@ -50,6 +50,9 @@ _REQUEST_BLOCKERS = frozenset({"not", "t", "never", "no", "nobody", "nothing", "
 _DOUBT = frozenset({"not", "t", "never", "no", "maybe", "probably", "might", "think", "guess", "sure", "if", "or",
                     "unless", "instead", "wrong"})
 _THING_PRONOUNS = frozenset({"it", "them"})
+_EATS = frozenset({"ate", "eaten", "eat", "eats", "eating", "drank", "drunk", "drink", "drinks", "drinking",
+                   "finished", "polished"})
+"""Verbs of eating or drinking: "it" after them is the food or drink named before, not the dish it was in."""
 _FEW = 3
 """The most things a plural mention may name for a plain reading ("both wine glasses")."""
 _PERSON_PRONOUNS = frozenset({"he", "she", "they"})
@@ -570,6 +573,9 @@ class _Reader:
                     stated = self._fits_said_state(start, end, sorted(
                         (t for t in named if t.start < i and t.kind in ("item", "receptacle")), key=lambda t: t.start))
                     earlier = stated or earlier
+                eaten = [t for t in self.things if t.start < i and t.kind == "item" and self._edible(t)]
+                if i > 0 and self.words[i - 1] in _EATS and eaten:  # "fried the carrot in the pan and ate it"
+                    earlier = eaten
                 if not earlier and word == "it":  # "the kitchen tap was running, somebody turned it off": a device
                     earlier = [t for t in self.things if t.start < i and t.kind == "other"][-1:]
                 if not earlier:
@@ -578,6 +584,11 @@ class _Reader:
                     return None
                 out.append(_Thing(i, i + 1, earlier[-1].mention, earlier[-1].kind))
         return sorted(out, key=lambda t: t.start)
+
+    def _edible(self, thing: _Thing) -> bool:
+        """Whether a thing is one to eat or drink (the domain's food and drink types)."""
+        type_ = self.graph.entity_type(thing.mention.candidates[0]) or ""
+        return any(self.domain.has_type(k) and self.domain.is_subtype(type_, k) for k in ("food", "drink"))
 
     def _fits_said_state(self, start: int, end: int, things: list[_Thing]) -> list[_Thing]:
         """Of `things`, those that a state word of the clause fits (none when the clause has no state word)."""

@@ -245,6 +245,12 @@ class _Run:
         return self.result(DECLINED, f"no valid update after {len(self.attempts)} attempt(s): "
                                      + "; ".join(self.attempts[-1].problems))
 
+    @property
+    def placing_verbs(self) -> frozenset[str]:
+        """The lexicon's verbs of moving, taking and giving (none without a grounder)."""
+        lex = self.u.grounder.lexicon if self.u.grounder else None
+        return lex.moves | lex.takes | lex.gives if lex else frozenset()
+
     def read_first(self) -> UpdateResult | None:
         """The result of reading the text plainly over the whole graph, before any retrieval: a retrieval that
         would ask the model (a word of the text that names nothing of the home, as in "..., he's going to sleep")
@@ -352,6 +358,12 @@ class _Run:
 
         question = None
         self.unsure = False
+        if u.verify and number > 0:
+            both = meaning.contradictions(stated)
+            if both:  # "picked it up" answered as has and not has: the model is unsure; it is asked again
+                self.unsure = True
+                record(None, both)
+                return None
         if u.verify:
             assert u.grounder is not None
             stated, mended = meaning.repair(stated, self.mentions, self.report, u.grounder.lexicon,
@@ -368,7 +380,7 @@ class _Run:
         if delta is not None and u.verify and not problems:
             problems = meaning.problems(delta, stated, self.mentions, allowed, self.graph, u.world.domain,
                                         u.grounder.lexicon.covered if u.grounder else frozenset(), self.report,
-                                        u.world.verifier.rules)
+                                        u.world.verifier.rules, self.placing_verbs)
             if not problems and (number > 0 or u.gate_reading) and u.gate:
                 stated, delta, problems = self.gated(stated, delta, allowed)
                 self.unsure = bool(problems)
@@ -412,7 +424,8 @@ class _Run:
         fewer, again = self.derive(kept)
         if fewer is not None and not again:
             again = meaning.problems(fewer, kept, self.mentions, allowed, self.graph, u.world.domain,
-                                     u.grounder.lexicon.covered, self.report, u.world.verifier.rules) or gate.check(
+                                     u.grounder.lexicon.covered, self.report, u.world.verifier.rules,
+                                     self.placing_verbs) or gate.check(
                 kept, *args)
         if fewer is None or again or fewer.is_empty():  # nothing left: the model is asked again
             return stated, delta, problems
