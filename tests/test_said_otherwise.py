@@ -163,3 +163,19 @@ def test_a_request_after_what_is_said_of_a_thing_acts_on_that_thing():
     assert found is not None and found.goal == "(inside ham_1 fridge_1)", found
     found = _request(world, "ugh the purple plate is all crusty")  # a complaint: wash it
     assert found is not None and found.goal == "(not (dirty purple_plate_1))", found
+
+
+def test_a_request_said_after_what_the_speaker_thinks_acts_on_it():
+    world = _world()
+    found = _request(world, "I think I left the water bottle in the garage... could you fetch it for me?", "jessica")
+    assert found is not None and found.goal == "(has jessica water_bottle_1)", found
+    found = _request(world, "is the pantry shut? close it if it isn't")  # pantry 2 is open
+    assert found is not None and found.goal == "(not (is_open pantry_2))", found
+    found = _request(world, "Jessica wants some ham, go bring her some")
+    assert found is not None and found.goal == "(has jessica ham_1)", found
+
+
+def test_can_after_a_person_is_a_verb_not_a_soda_can():
+    world = _world()
+    grounder = Grounder(world.domain, world.verifier.rules)
+    assert [m.words for m in grounder.ground("it's so dark in here I can barely see the ham", world.graph)] == ["ham"]

@@ -78,6 +78,12 @@ _WANTS = re.compile(r"^(?P<person>[A-Z][a-z]+)\s+(?:wants|would\s+like|could\s+u
                     r"(?:to\s+(?:read|eat|drink|have|use|borrow|look\s+at|play\s+with)\s+)?(?:her|his|the|a|an|some)\s+")
 """"Sarah wants her orange magazine", "Michael wants to read the novel": give Sarah the orange magazine (a name
 with its capital, opening it)."""
+_BRING_HIM_ONE = re.compile(r"\s*[,;.]\s*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:go\s+(?:and\s+)?)?"
+                            r"(?:bring|get|take|fetch|grab)\s+(?:him|her|them)\s+(?:one|it|some)\b(?:\s+please)?"
+                            r"[.!?]*\s*$", re.IGNORECASE)
+_IF_IT_ISNT = re.compile(r"^(?P<ask>\s*(?:is|are)\s+[^?]+\?+)\s*(?P<rest>[^?,.;!]+?)\s+if\s+(?:it|they)\s*"
+                         r"(?:is|are|'s|'re)?\s*(?:n't|not)\b[^,.;!?]*[.!?]*\s*$", re.IGNORECASE)
+""""is the fridge shut? close it if it isn't": "is the fridge shut? if not, close it" (`_IF_NOT`)."""
 _SAYS_WANTS = re.compile(r"^(?P<person>[A-Z][a-z]+)\s+(?:is|was|'s|feels|seems)\s[^,.;!?]*[,.;]\s*(?:he|she)\s+"
                          r"(?:wants|would\s+like|could\s+use|needs)\s+(?:her|his|the|a|an|some)\s+")
 """"Michael is craving something sweet, he wants the chocolate bar": give Michael the chocolate bar."""
@@ -261,6 +267,9 @@ def plain_request(task: str) -> str:
     text = _LISTED.sub(" and ", text)
     text = _FOR_PERSON.sub(lambda m: f"bring {m['person']} {m['what']}", text)
     text = _WANTS.sub(lambda m: f"give {m['person']} the ", text)
+    if text.startswith("give "):  # "Michael wants a beer, go bring him one": the same, said twice
+        text = _BRING_HIM_ONE.sub("", text)
+    text = _IF_IT_ISNT.sub(lambda m: f"{m['ask']} if not, {m['rest']}", text)
     text = _SAYS_WANTS.sub(lambda m: f"give {m['person']} the ", text)
     text = _GO_AND.sub("", text)
     text = _SAID_OF_THEM.sub(lambda m: f"{m['verb']} {m['name']} ", text)
@@ -330,6 +339,11 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
     `mentions`: the task's mentions grounded over the whole graph, if the caller has them. A request whose whole
     is not plain enough may still be a reason and then the request (`_after_the_reason`): the request is read."""
     grounder = grounder or Grounder(domain, rules)
+    asked = _it_named_before(task, grounder, graph, domain) if _ASKS_AT_THE_END.search(task) else None
+    if asked is not None:  # "I think I left my energy drink on the desk... could you fetch it for me?": fetch it
+        found = _read_request(asked, graph, domain, rules, speaker=speaker, grounder=grounder)
+        if found is not None:
+            return found
     found = _read_request(task, graph, domain, rules, speaker=speaker, grounder=grounder, mentions=mentions)
     if found is not None:
         return found
@@ -342,6 +356,11 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
         return _read_request(asked, graph, domain, rules, speaker=speaker, grounder=grounder)
     asked = _before_a_remark(task, grounder, graph, domain) or _it_named_before(task, grounder, graph, domain)
     return None if asked is None else _read_request(asked, graph, domain, rules, speaker=speaker, grounder=grounder)
+
+
+_ASKS_AT_THE_END = re.compile(r"[,.;!?\u2026]\s+(?:and\s+)?(?:(?:could|can|would|will)\s+(?:you|u|ya)|please)\b"
+                              r"[^,.;!?]*\bit\b[^,.;!?]*[.!?]*\s*$", re.IGNORECASE)
+"""A last part that asks the robot for something done to "it" ("..., could you fetch it for me?")."""
 
 
 def _it_named_before(task: str, grounder: Grounder, graph: WorldGraph, domain: Domain) -> str | None:
@@ -365,8 +384,16 @@ def _it_named_before(task: str, grounder: Grounder, graph: WorldGraph, domain: D
               and not (m.candidates and _is_kind(graph, domain, m.candidates[0], "receptacle"))]
     if len(things) != 1 or any(_kind_of(graph, domain, m) == "person" for m in mentions):
         return None  # (a receptacle there says where the thing is: "sitting out on the coffee table")
-    named = " ".join(words[things[0].start:things[0].end])
-    return re.sub(r"\bit\b", f"the {named}", last, count=1, flags=re.IGNORECASE)
+    start = things[0].start
+    owner = ""
+    if start > 0 and words[start - 1] in _OWNERS - {"'s"}:  # "I've finished my novel, ...": my novel
+        owner = words[start - 1]
+    elif start > 1 and words[start - 1] == "'s":  # "Sarah's mug": Sarah's
+        owner = f"{words[start - 2]}'s"
+    if len(set(things[0].broader) | set(things[0].candidates)) < 2:
+        owner = ""  # the only one of its kind: whose it is changes nothing
+    named = f"{owner or 'the'} {' '.join(words[start:things[0].end])}"
+    return re.sub(r"\bit\b", named, last, count=1, flags=re.IGNORECASE)
 
 
 def _before_a_remark(task: str, grounder: Grounder, graph: WorldGraph, domain: Domain) -> str | None:

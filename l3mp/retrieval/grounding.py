@@ -413,6 +413,8 @@ class Grounder:
         if words[i] in _MODALS and after in _SUBJECTS and not (i > 0 and any(
                 words[i - 1] in e.describing for e in vocabulary.entities if e.name in scored)):
             return None  # "can someone get it": a verb, not the soda can ("the soda can she was holding" is one)
+        if words[i] in _MODALS and i > 0 and words[i - 1] in _SUBJECTS - {"it"}:
+            return None  # "I can barely see": a verb
         if (i > 0 and words[i - 1] in _NEW) or (i > 1 and words[i - 2] in _NEW):
             return None  # "a new toaster", "another mug": not a thing the memory has
         if after == "one" or (scored and max(scored.values()) == OTHER_WORD and after is not None and (
