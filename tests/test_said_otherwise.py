@@ -179,3 +179,27 @@ def test_can_after_a_person_is_a_verb_not_a_soda_can():
     world = _world()
     grounder = Grounder(world.domain, world.verifier.rules)
     assert [m.words for m in grounder.ground("it's so dark in here I can barely see the ham", world.graph)] == ["ham"]
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("Jessica turned off the work light in the garage, she was tidying up in the dark lol", F("light_on", "work_light_1")),
+    ("Jessica turned off the work light in the garage, she says there's nothing worth keeping on", F("light_on",
+                                                                                                    "work_light_1")),
+    ("Jessica turned off the work light in the garage, planning the weekend apparently", F("light_on", "work_light_1")),
+    ("Jessica turned off the vanity light, not just the work light one", F("light_on", "vanity_light_1")),
+])
+def test_a_remark_after_a_report_does_not_stop_its_plain_reading(text, fact):
+    nl = _updater()
+    result = nl.update(text)
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
+    assert fact not in set(nl.world.graph.facts())
+
+
+def test_a_remark_that_says_something_of_a_thing_is_no_remark():
+    nl = _updater()
+    result = nl.update("Jessica turned off the work light in the garage, she says the vanity light is off too")
+    assert set(result.record.delta.remove) >= {F("light_on", "work_light_1"), F("light_on", "vanity_light_1")}
+
+
+def test_a_slice_of_a_thing_is_the_thing():
+    assert contracted("Jessica gave Michael a slice of cake") == "Jessica gave Michael the cake"

@@ -232,6 +232,7 @@ def contracted(text: str) -> str:
     said as the opposite state (`unnegated`); what a change is for ("so it doesn't go off", `_SO_THAT`) left out."""
     text = unnegated(_SO_THAT.sub("", text))
     text = _TAKEN_OUT.sub(lambda m: f"{m['verb']} {m['what']}", _POPPED_TO.sub("went ", text))
+    text = _A_SLICE_OF.sub("the ", _IN_THE_DARK.sub("", text))
     text = _WHERE_STATE.sub(lambda m: f"{m['room']}, {m['what']} {m['room']} is {m['state']}", text)
     text = _PUT_ON_A_DEVICE.sub("turned on ", _BY_HAND.sub(r"\1", _PARTICLE_BEFORE_FROM.sub(r"\1 ", text)))
     return _IS_DOING.sub(" is ", _IS_STATE.sub(" is ", _HAS_BEEN.sub(" has ", text)))
@@ -240,6 +241,11 @@ def contracted(text: str) -> str:
 _POPPED_TO = re.compile(r"\b(?:popped|pops|pop|popping)\s+(?:out\s+|over\s+|round\s+|down\s+|up\s+|back\s+)?"
                         r"(?=(?:to|into|in)\b)", re.IGNORECASE)
 """"David popped to the bathroom": went there ("popped the pear in the fridge" is a move: a thing follows)."""
+_A_SLICE_OF = re.compile(r"\b(?:a|one)\s+(?:slice|piece|bit|chunk|wedge|square|bite|hunk)\s+of\s+(?:the\s+)?",
+                         re.IGNORECASE)
+""""gave Michael a slice of cake": the cake (the memory keeps the thing, not its slices)."""
+_IN_THE_DARK = re.compile(r"\s+in\s+the\s+dark\b", re.IGNORECASE)
+""""she was chopping veg in the dark": no thing of the home is "the dark"."""
 _TAKEN_OUT = re.compile(
     r"\b(?P<verb>took|take|takes|taking|got|gets|getting|pulled|grabbed|fetched|lifted)\s+(?P<what>(?:(?:the|his|her|"
     r"their|my|our|a|an)\s+(?:[a-z]+\s+){0,3}?[a-z]+)|it|them)\s+out\b(?!\s+of\b)", re.IGNORECASE)

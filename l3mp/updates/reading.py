@@ -185,7 +185,8 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
         after_a_comma = at > 0 and not any(m.start in span for m in mentions) and any(
             words[i] in _PERSON_PRONOUNS | {"i", "we"} for i in span)
         before_a_comma = k == 0 and len(parts) > 1 and bool(named & set(span)) and named & set(span) <= people
-        if (plain and (after_a_comma or before_a_comma)) or (at > 0 and _not_that_one(
+        if (at > 0 and not any(m.start in span for m in mentions) and _remark([words[i] for i in span], verbs)) or (
+                plain and (after_a_comma or before_a_comma)) or (at > 0 and _not_that_one(
                 [words[i] for i in span], verbs)) or (at > 0 and _commentary(
                 [words[i] for i in span], verbs, any(m.start in span and words[m.start] not in _THING_PRONOUNS
                                                      for m in mentions))):
@@ -202,6 +203,22 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
 
 
 _NOBODY = frozenset({"nobody", "noone"})
+_SAYS = frozenset({"says", "said", "reckons", "thinks", "reckoned", "thought", "claims", "reckon"})
+_REMARKING = frozenset({"apparently", "probably", "obviously", "lol", "haha", "again", "as", "usual", "though"})
+
+
+def _remark(part: list[str], verbs: frozenset[str]) -> bool:
+    """Whether a part after a comma that names no thing only remarks on the report before it: what a person says
+    or thinks of it ("..., he says there's nothing worth watching tonight": a person pronoun and a word of saying
+    first, no "it" or "them" after), or what someone was doing, opened by an -ing word ("..., planning the holiday
+    apparently", "..., chatting away now") with no verb or state word of the lexicon and no "it" or "them"."""
+    words = [w for w in part if w not in ("and", "but", "so")]
+    if len(words) < 2 or _THING_PRONOUNS & set(words):
+        return False
+    if words[0] in _PERSON_PRONOUNS and words[1] in _SAYS:
+        return True
+    return words[0].endswith("ing") and len(words[0]) > 4 and not any(w in verbs for w in words) and not (
+        _DOUBT & set(words))
 
 
 def _not_that_one(part: list[str], verbs: frozenset[str]) -> bool:
@@ -209,7 +226,7 @@ def _not_that_one(part: list[str], verbs: frozenset[str]) -> bool:
     "not the grey one", "not the small one on the other desk", "not the cordless", "the other one" (no verb or
     state word of the lexicon; what it names changes nothing). The thing before it must still be named alone:
     the reading asks when its words fit several things."""
-    words = [w for w in part if w not in ("but", "and", "i", "mean")]
+    words = [w for w in part if w not in ("but", "and", "i", "mean", "just", "only")]
     if not words or any(w in verbs and words[k + 1:k + 2] not in ([d] for d in _DETERMINERS) for k, w in
                         enumerate(words)):
         return False  # ("on the other desk": a place, not a state)
