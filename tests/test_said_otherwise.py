@@ -203,3 +203,12 @@ def test_a_remark_that_says_something_of_a_thing_is_no_remark():
 
 def test_a_slice_of_a_thing_is_the_thing():
     assert contracted("Jessica gave Michael a slice of cake") == "Jessica gave Michael the cake"
+
+
+def test_a_thing_carried_into_a_room_is_held_by_one_who_is_now_there():
+    world = _world()
+    grounder = Grounder(world.domain, world.verifier.rules)
+    said, how = grounder.respell("Jessica took the ham from the fridge into the garage", world.graph)
+    assert said == "Jessica took the ham from the fridge and went to the garage" and how
+    text = "Jessica took the ham to the fridge"  # a fridge is no room: a place to put it
+    assert grounder.respell(text, world.graph) == (text, ())

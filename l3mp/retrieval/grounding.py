@@ -220,6 +220,12 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower().replace("\u2019", "'"))
 
 
+_CARRIED_TO = re.compile(
+    r"\b(?:brought|took|carried|fetched|taken|carries|carrying|brings|bringing)\s+(?P<what>(?:the|his|her|their|my|our)\s+"
+    r"(?:[a-z]+\s+){0,3}?[a-z]+(?:\s+(?:from|off|out\s+of)\s+(?:the\s+)?(?:[a-z]+\s+){0,2}?[a-z]+(?:\s+\d+)?)?)"
+    r"\s+(?:through\s+|over\s+|back\s+|down\s+|up\s+|along\s+|out\s+)?(?:in)?to\s+(?:the\s+)?"
+    r"(?P<room>[a-z]+(?:\s+[a-z]+)?(?:\s+\d+)?)(?=\s*(?:$|[,.;!?]|and\b|then\b|so\b|with\b|for\b))", re.IGNORECASE)
+""""brought the wine through to the dining room", "took the water from the table into the living room"."""
 _ROOM_WHERE = re.compile(
     r"\b(?P<to>in|into|to)\s+(?:the\s+)?(?P<room>(?:[a-z]+\s+)?[a-z]+(?:\s+\d+)?)\s+where\s+(?P<what>the\s+(?:[a-z]+\s+){0,2}?[a-z]+?)"
     r"(?:\s+is|['\u2019]s)\s+(?:still\s+)?(?P<state>on|off|running|open|closed|ringing|dirty)\b", re.IGNORECASE)
@@ -281,7 +287,27 @@ class Grounder:
         text, said = sayings.read_sayings(text, labels, lex.sayings, faucet)
         text, door = sayings.read_doors(text, self._openable_words(graph))
         text, where = self._room_where(text, graph)
-        return text, respelt + said + door + where
+        text, carried = self._carried_to_a_room(text, graph)
+        return text, respelt + said + door + where + carried
+
+    def _carried_to_a_room(self, text: str, graph: WorldGraph) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """"Jess brought the wine through to the dining room": she took it and went there (a room is no place to
+        put a thing down in; the one who carries it is in the room and has it); said so, as "took the wine and went
+        to the dining room". Left as it is when the words after "to" are not the label of a room."""
+        if not self._domain.has_type("room"):
+            return text, ()
+        rooms = {" ".join(tokens(str(graph.entity_attrs(r).get("label") or r.replace("_", " "))))
+                 for r in graph.entities() if self._domain.is_subtype(graph.entity_type(r) or "", "room")}
+        changed: list[tuple[str, str]] = []
+
+        def said(m: re.Match) -> str:
+            if " ".join(tokens(m["room"])) not in rooms:
+                return m[0]
+            new = f"took {m['what']} and went to the {m['room']}"
+            changed.append((m[0], new))
+            return new
+
+        return _CARRIED_TO.sub(said, text), tuple(changed)
 
     def _room_where(self, text: str, graph: WorldGraph) -> tuple[str, tuple[tuple[str, str], ...]]:
         """"he's in the bathroom where the tap's running": of the rooms the words fit, the one where a thing of the
