@@ -66,8 +66,8 @@ def test_a_short_name_is_the_person_of_that_name_and_the_lounge_is_the_living_ro
     """"Jess" (five updates of the blind HOLDOUT5 said so; none was applied) and "the lounge": read only where the
     home has a person or room of the longer name."""
     grounder = Grounder(household(), household_rules())
-    said, changed = grounder.respell("Jess took the atlas to the lounge", house_graph(7))
-    assert said == "jessica took the atlas to the living room"
+    said, changed = grounder.respell("Jess put the atlas in the lounge", house_graph(7))
+    assert said == "jessica put the atlas in the living room"
     assert changed == (("jess", "jessica"), ("lounge", "living room"))
     said, _ = grounder.respell("Mike turned off the TV", house_graph(7))  # house 7 has no Michael
     assert said == "Mike turned off the TV"
