@@ -253,7 +253,7 @@ def _observation(fact: tuple, truth: bool):
 
 
 def test_an_answer_that_states_a_fact_both_ways_is_asked_again_not_mended(server):
-    # (seen on the blind HOLDOUT5: "... picked it up" answered as "has" and "not has"; one was kept at random)
+    # (seen on the blind HOLDOUT5: "... picked it up" answered as "has" and "not has"; the first was kept)
     both = changes(("has", "alice", "book1", False), ("has", "alice", "book1", True), ("light_on", "lamp1", False))
     server.push(reply(answer(both)), reply(answer(GOOD)))
     nl = updater(server)

@@ -30,6 +30,7 @@ from l3mp.bench.handwritten import (
     HOLDOUT3,
     HOLDOUT4,
     HOLDOUT5,
+    HOLDOUT6,
     SPLITS,
     cases_file,
     holdout_name,
@@ -57,10 +58,12 @@ UPDATES_HOLDOUT4_SEEDS = set(range(91, 97))
 """The seeds kept for the updates benchmark's HOLDOUT4 (its writer took two of them; also read from its file)."""
 UPDATES_HOLDOUT5_SEEDS = set(range(108, 116))
 """The seeds kept for the updates benchmark's HOLDOUT5 (also read from its file)."""
-HOUSES_LEAST = {HOLDOUT5: 1}
-"""Held-out splits with fewer than two houses so far: HOLDOUT5's requests have one (house 117, 49 requests). The
-writers of its second house (seeds 116, 118 and 121) had not delivered when the session of 2026-11-25 ended; the
-next house written blind goes here, and then this exception goes."""
+UPDATES_HOLDOUT6_SEEDS = set(range(124, 132))
+"""The seeds kept for the updates benchmark's HOLDOUT6 (also read from its file)."""
+HOUSES_LEAST = {HOLDOUT6: 1}
+"""Held-out splits with fewer than two houses so far: HOLDOUT6's requests have one (house 133, 51 requests). The
+writer of its second house (seed 132) had not delivered when the session measured it; the next house written blind
+goes here, and then this exception goes. (HOLDOUT5's second house, 121, came in late and is in.)"""
 GROUND_TRUE = {"goal": False, "satisfied": True}
 """Whether the gold goal of each outcome already holds in the house."""
 
@@ -113,6 +116,7 @@ def test_ids_are_unique_and_the_splits_are_the_updates_benchmarks_houses():
         held = {c.seed for c in BENCH.split(split)}
         elsewhere = ({c.seed for c in updates.cases} | set(updates.houses.values()) | UPDATES_HOLDOUT2_SEEDS
                      | UPDATES_HOLDOUT3_SEEDS | UPDATES_HOLDOUT4_SEEDS | UPDATES_HOLDOUT5_SEEDS
+                     | UPDATES_HOLDOUT6_SEEDS
                      | {c.seed for c in BENCH.cases if c.split != split})
         assert len(held) >= HOUSES_LEAST.get(split, 2) and not held & elsewhere, (split, held & elsewhere)
         assert not held & OTHER_SEEDS, f"{split}: the other suites' and the main job's houses"
@@ -135,7 +139,7 @@ def test_counts_outcomes_and_category_coverage():
 
 
 @pytest.mark.parametrize(("split", "per_house_least"), [(HOLDOUT, 18), (HOLDOUT2, 20), (HOLDOUT3, 20), (HOLDOUT4, 20),
-                                                       (HOLDOUT5, 20)])
+                                                       (HOLDOUT5, 20), (HOLDOUT6, 20)])
 def test_a_held_out_split_covers_every_category_and_outcome_on_each_of_its_houses(split, per_house_least):
     held = BENCH.split(split)
     assert len(held) >= 40, split
