@@ -53,6 +53,10 @@ class Predicate:
         return f"({self.name}{' ' + params if params else ''})"
 
 
+_CONNECTIVES = frozenset({"and", "not", "forall", "when", "exists", "or", "increase", "decrease", "imply"})
+"""Heads of effect lists that are no predicate."""
+
+
 @dataclass(frozen=True)
 class ActionSchema:
     """An action of the domain: its name and typed parameters."""
@@ -110,6 +114,31 @@ class Domain:
     @property
     def text(self) -> str:
         return self._text
+
+    @cached_property
+    def changeable(self) -> tuple[frozenset[str], frozenset[str]]:
+        """(predicates some action's effect makes true, predicates some action's effect makes false), read from the
+        ``:effect`` parts of the domain's text: a goal that asks for a fact no action can bring about ("make the
+        phone ring", "make the mug dirty") cannot be planned whatever the state."""
+        adds: set[str] = set()
+        deletes: set[str] = set()
+        text = re.sub(r";[^\n]*", "", self._text).lower()
+        for found in re.finditer(r":effect\s*(?=\()", text):
+            stack: list[str] = []  # the head of each open list
+            i = found.end()
+            while i < len(text):
+                if text[i] == "(":
+                    head = re.match(r"\(\s*([^\s()]*)", text[i:])
+                    name = head.group(1) if head else ""
+                    if name and name not in _CONNECTIVES and not name.startswith("?"):
+                        (deletes if stack and stack[-1] == "not" else adds).add(name)
+                    stack.append(name)
+                elif text[i] == ")":
+                    stack.pop()
+                    if not stack:
+                        break
+                i += 1
+        return frozenset(adds), frozenset(deletes)
 
     @cached_property
     def sha256(self) -> str:

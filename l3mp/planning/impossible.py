@@ -320,17 +320,23 @@ def _state_not_for(words: list[str], clause: Clause, mentions: Sequence[Mention]
     could you wash it?")."""
     things = _acted_on(words, clause, mentions, graph, domain)
     if not things and earlier is not None and _REFERS_BACK & set(words[clause.verb or clause.start:clause.end]):
-        things = [m for m in _things(mentions, earlier) if not any(_is(graph, domain, n, "room") for n in m.candidates)]
-        # "put the plate in the dishwasher and close it": "it" may be any of them, the places too
+        things = [m for m in mentions if earlier.start <= m.start < earlier.end and m.candidates and not any(
+            _is(graph, domain, n, kind) for n in m.candidates for kind in ("room", "person"))]
+        # "put the plate in the dishwasher and close it": "it" may be any of them, the places too ("get Jessica the
+        # ham out of the fridge, and close it": the fridge); never a person
     if not things or _EVERYTHING & set(words[clause.start:clause.end]):
         return None  # "turn off everything in living room 2": the room's things, not the room
     for i in range(clause.start, clause.end):
+        if words[i] in ("on", "off") and words[i + 1:i + 2] and words[i + 1] in DETERMINERS | {"one", "top"}:
+            continue  # "it's on one of the desks": a place, not a state
         predicates = [p for p, signs in lexicon.states.items() if signs_in(words, i, i + 1, signs)
                       and domain.predicate(p) is not None and domain.predicate(p).arity == 1]
         if not predicates:
             continue
         wanted = {domain.predicates[p].types[0] for p in predicates}
-        names = [n for m in things for n in m.candidates]
+        names = [n for m in things for n in m.candidates if not _is(graph, domain, n, "person")]
+        if not names:
+            continue  # "leave Sarah's on": her light, said without its noun; never a state of a person
         if any(domain.is_subtype(graph.entity_type(n) or "", t) for n in names for t in wanted):
             continue
         kind = graph.entity_type(names[0]) or "thing"

@@ -185,6 +185,8 @@ is, then a request to bring "him" or "her" something; a clause that names a thin
 
 
 _PLZ = re.compile(r"\b(?:plz|pls|plse|pleeease|pleease)\b", re.IGNORECASE)
+_WOULD_YA = re.compile(r",?\s+(?:would|will|could|can)\s+(?:ya|you|u)(?=\s*[.!?]*\s*$)", re.IGNORECASE)
+""""answer it would ya", "switch off the lights, would you?": asking, at the end."""
 _FOR_ME = re.compile(r"\s+for\s+(?:me|us)\b(?=\s*(?:,?\s*please)?\s*(?:[.!?]|$))", re.IGNORECASE)
 """"Could you open the fridge for me?": open the fridge (what is brought "for me" is read before: `_FOR_PERSON`)."""
 _GERUNDS = {"bringing": "bring", "getting": "get", "fetching": "fetch", "grabbing": "grab", "taking": "take",
@@ -270,6 +272,8 @@ def plain_request(task: str) -> str:
     if text.startswith("give "):  # "Michael wants a beer, go bring him one": the same, said twice
         text = _BRING_HIM_ONE.sub("", text)
     text = _IF_IT_ISNT.sub(lambda m: f"{m['ask']} if not, {m['rest']}", text)
+    text = _IF_SO.sub(_if_so, text)
+    text = _HINT_AT_THE_END.sub("", _HABIT_AT_THE_END.sub("", text))
     text = _SAYS_WANTS.sub(lambda m: f"give {m['person']} the ", text)
     text = _GO_AND.sub("", text)
     text = _SAID_OF_THEM.sub(lambda m: f"{m['verb']} {m['name']} ", text)
@@ -282,7 +286,7 @@ def plain_request(task: str) -> str:
     text = meaning.relative_places(text)
     text = _GET_THE_PHONE.sub(lambda m: f"answer {m['det']} {m['noun']}", _IF_NOT.sub(_if_not, text))
     text = _NOBODY_THERE.sub(lambda m: f"{m['rest']}in {m['room']}", _MIND.sub(
-        lambda m: _GERUNDS[m["verb"].lower()], _FOR_ME.sub("", _PLZ.sub("please", text))))
+        lambda m: _GERUNDS[m["verb"].lower()], _FOR_ME.sub("", _PLZ.sub("please", _WOULD_YA.sub("", text)))))
     needs = _NEEDS.match(text.strip())
     if needs:
         verb = needs["verb"].lower()
@@ -358,7 +362,8 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
     return None if asked is None else _read_request(asked, graph, domain, rules, speaker=speaker, grounder=grounder)
 
 
-_ASKS_AT_THE_END = re.compile(r"[,.;!?\u2026]\s+(?:and\s+)?(?:(?:could|can|would|will)\s+(?:you|u|ya)|please)\b"
+_ASKS_AT_THE_END = re.compile(r"[,.;!?\u2026]\s+(?:and\s+)?(?:(?:could|can|would|will)\s+(?:you|u|ya)|please|"
+                              r"(?:would\s+you\s+|do\s+you\s+)?mind)\b"
                               r"[^,.;!?]*\bit\b[^,.;!?]*[.!?]*\s*$", re.IGNORECASE)
 """A last part that asks the robot for something done to "it" ("..., could you fetch it for me?")."""
 
@@ -440,6 +445,28 @@ def _after_the_reason(task: str, lexicon: Lexicon) -> str | None:
 
 _REASON_LEADS = re.compile(r"^(?:it|i|she|he|they|we)(?:'s|'ll|'m|'re|'d|\s+is|\s+will|\s+am|\s+are|\s+was)\b",
                            re.IGNORECASE)
+
+
+_IF_SO = re.compile(r"^(?P<ask>\s*(?:did|is|are|has|was)\s+[^?]+\?+)\s*(?P<rest>[^?,.;!]+?)\s+if\s+(?:so|it\s+is|"
+                    r"they\s+are|it\s+was|someone\s+did|they\s+did)\b[^,.;!?]*[.!?]*\s*$", re.IGNORECASE)
+""""Did someone leave the bathroom tap running?? turn it off if so": turn it off (it is off either way)."""
+def _if_so(found: re.Match) -> str:
+    """"Did someone leave the bathroom tap running?? turn it off if so" -> "turn the bathroom tap off": the thing the
+    question names is what "it" stands for; the condition needs no asking (it is off either way)."""
+    thing = re.search(r"\b(the\s+(?:[a-z]+\s+){0,3}?[a-z]+)\s+(?:still\s+)?(?:on|off|open|closed|shut|running|ringing|"
+                      r"dirty)\b", found["ask"], re.IGNORECASE)
+    if thing is None or not re.search(r"\bit\b", found["rest"]):
+        return f"{found['ask']} {found['rest']}"
+    return re.sub(r"\bit\b", thing.group(1), found["rest"], count=1)
+
+
+_HINT_AT_THE_END = re.compile(r"(?<=[?.!,])\s*(?:i\s+)?(?:think|reckon|guess|believe)\s+"
+                              r"(?:it['\u2019]s|they['\u2019]re|it\s+is|they\s+are)\s+[^.!?]*[.!?]*\s*$", re.IGNORECASE)
+""""could u bring me the green comic book? think it's on one of the desks in here": where the speaker thinks it is
+(a hint, not a request; the memory knows where it is)."""
+_HABIT_AT_THE_END = re.compile(r"\s*[,;.-]+\s*(?:it|they|that|this)\s+(?:always\s+|never\s+)?(?:keeps|keep|gets|"
+                               r"get)\s+(?:getting\s+|being\s+)?(?:left\s+)?[^,.;!?]*[.!?]*\s*$", re.IGNORECASE)
+""""..., it keeps getting left open": what keeps happening, said as the reason (not a state asked for)."""
 
 
 def _before_the_reason(task: str, lexicon: Lexicon) -> str | None:
@@ -529,6 +556,8 @@ def _read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, 
                                                      speaker=speaker)
                                    or group_move(task, mentions, graph, domain, rules, grounder.lexicon))
     stated = list(reading.stated)
+    if len({s.fact for s in stated}) < len({(s.fact, s.true) for s in stated}):
+        return None  # a thing asked both ways ("close it ..., it's left open"): not plain
     if not keeps and _complaint(task, words, mentions, stated, grounder.lexicon):
         stated = [Stated(s.fact, not s.true) for s in stated]  # before settling: the thing it is so of is meant
     stated, question = meaning.resolve(stated, _from_places(text, mentions, graph, rules), graph, domain,
@@ -539,7 +568,23 @@ def _read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, 
         literals = apply_keeps([Literal(s.fact.predicate, s.fact.args, not s.true) for s in stated], keeps, graph,
                                domain)
         stated = [Stated(Fact(lit.predicate, lit.args), not lit.negated) for lit in literals]
+    cannot = cannot_be_done(stated, graph, domain)
+    if cannot:
+        return RequestReading(IMPOSSIBLE, reason=cannot)
     return _answer(sorted(stated, key=str), (), changes=any(s.is_change(graph) for s in stated))
+
+
+def cannot_be_done(stated: Sequence[Stated], graph: WorldGraph, domain: Domain) -> str:
+    """Why no plan can bring the stated facts about, whatever the state ("make the phone ring": no action of the
+    domain makes a phone ring), from the domain's action effects (`Domain.changeable`); empty when each change is
+    some action's effect."""
+    adds, deletes = domain.changeable
+    for literal in stated:
+        if literal.is_change(graph) and literal.fact.predicate not in (adds if literal.true else deletes):
+            thing = meaning.label(graph, literal.fact.args[-1]) if literal.fact.args else literal.fact.predicate
+            how = "" if literal.true else "no longer "
+            return f"no action of the robot can make the {thing} {how}{literal.fact.predicate.replace('_', ' ')}"
+    return ""
 
 
 _IT = frozenset({"it", "them"})

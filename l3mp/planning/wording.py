@@ -82,7 +82,12 @@ def goal_problems(wording: Wording, graph: WorldGraph, domain: Domain, rules: Ru
     coverage of the request (`coverage_problems`)."""
     def check(literals: Sequence[Literal]) -> list[str]:
         out = coverage_problems(wording, literals, graph, domain, rules, lexicon, speaker=speaker)
+        adds, deletes = domain.changeable
         for lit in literals:
+            if WILDCARD not in " ".join(lit.args) and lit.predicate not in (deletes if lit.negated else adds) and (
+                    graph.has_fact(Fact(lit.predicate, lit.args)) == lit.negated):
+                out.append(f"{lit.to_pddl()}: no action of the robot can bring this about; say what the request asks "
+                           "the robot to do")
             if not lit.negated and lit.predicate == "holding" and lit.args[:1] == (ROBOT,):
                 out.append(f"{lit.to_pddl()}: nobody asks for the robot's own hand; give the thing to the person "
                            "who is to have it (has <person> <thing>), or say where it is to go")

@@ -14,7 +14,6 @@ that mean "all of them", and the types an update must change when it mentions th
 
 from __future__ import annotations
 
-
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -285,6 +284,10 @@ class Grounder:
         faucet = self._domain.has_type("faucet") and any(
             self._domain.is_subtype(graph.entity_type(n) or "", "faucet") for n in graph.entities())
         text, said = sayings.read_sayings(text, labels, lex.sayings, faucet)
+        people = [lab for n, lab in zip(graph.entities(), labels, strict=True) if self._domain.is_subtype(
+            graph.entity_type(n) or "", "person") and lab.isalpha()] if self._domain.has_type("person") else []
+        text, whose = sayings.read_possessives(text, people)
+        said += whose
         text, door = sayings.read_doors(text, self._openable_words(graph))
         text, where = self._room_where(text, graph)
         text, carried = self._carried_to_a_room(text, graph)
@@ -501,7 +504,8 @@ class Grounder:
         broader = _best(scored)
         said = [w for w in words[said_start:end] if not _NUMBER.fullmatch(w)]
         exact = {n: v for n, v in scored.items() if by_name[n].noun_phrase == said}
-        by_label = bool(exact) and len(_best(scored)) > 1
+        by_label = bool(exact) and len(_best(scored)) > 1 and not (
+            start > 0 and words[start - 1] in ("a", "an"))  # "left a bowl in the sink": any bowl, not the "bowl"
         unlabelled = scored
         if by_label:  # "the bowl" is the one labelled "bowl", before the salad bowl
             scored = exact
@@ -516,7 +520,7 @@ class Grounder:
                            broader=tuple(n for n in broader if n in set(of.broader) | set(of.candidates)) or kept)
         place = self._place(words, i, found)
         at = i + 2 if i + 1 < len(words) and _NUMBER.fullmatch(words[i + 1]) else i + 1
-        if place is not None and (not self._moved(words, start, vocabulary) or self._left_in_state(words, place)
+        if place is not None and (not self._moved(words, start, vocabulary) or self._left_in_state(words, place, stops)
                                   or (words[at] == "from" and (len(place.candidates) == 1 or len(
                                       [n for n in _best(scored) if by_name[n].places & set(place.candidates)]) == 1))):
             # "put the soup can from the pantry on the counter": where it came from says which (of several
@@ -554,14 +558,18 @@ class Grounder:
                 return True
         return False
 
-    def _left_in_state(self, words: list[str], place: Mention) -> bool:
-        """"left the cupboard in the laundry room open": a state word that ends the clause after the place says
-        how the thing was left, so the place says which thing it is, not where it went."""
+    def _left_in_state(self, words: list[str], place: Mention, stops: frozenset[int] = frozenset()) -> bool:
+        """"left the cupboard in the laundry room open": a state word that ends the clause (or comes before a
+        pause: "..., honestly") after the place says how the thing was left, so the place says which thing it is,
+        not where it went."""
         at = place.end
         after = at + 1
-        while after < len(words) and words[after] in _AFTERWORDS:  # "open again", "on all night"
+        while after < len(words) and words[after] in _AFTERWORDS and after - 1 not in stops:  # "open again"
             after += 1
-        return at < len(words) and (after == len(words) or words[after] in _CLAUSE_BREAKS) and any(
+        if at >= len(words):
+            return False
+        ends = after >= len(words) or words[after] in _CLAUSE_BREAKS or after - 1 in stops
+        return ends and any(
             words[at] in said for by_sign in self._lexicon.states.values() for said in by_sign.values())
 
     def _place(self, words: list[str], i: int, found: dict[int, Mention]) -> Mention | None:

@@ -7,6 +7,7 @@
   on") is the tap (the faucet), when the home has a faucet: nobody switches a drink. "the water bottle" and "a
   glass of water" are left alone.
 
+- "michaels phone" is Michael's phone, when the home has a person named Michael (`read_possessives`).
 - "the door" after a thing with a door is named ("opened the fridge, took the milk and didn't bother closing the
   door"; "loaded the dishwasher and left the door open") is that thing, when the text names one such thing only
   (`read_doors`).
@@ -79,3 +80,15 @@ def read_doors(text: str, openable: Iterable[str]) -> tuple[str, tuple[tuple[str
 def tokens_of(text: str) -> list[str]:
     """The lower-case words of `text`."""
     return re.findall(r"[a-z]+", text.lower())
+
+
+def read_possessives(text: str, people: Iterable[str]) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """`text` with a person's name said with "s" and no apostrophe ("michaels phone") read as the possessive
+    ("michael's phone"); `people` are the names of the home's people (lower case)."""
+    changed = []
+    for name in people:
+        pattern = re.compile(rf"\b({re.escape(name)})s\b(?!['\u2019])", re.IGNORECASE)
+        if pattern.search(text):
+            text = pattern.sub(lambda m: f"{m[1]}'s", text)
+            changed.append((f"{name}s", f"{name}'s"))
+    return text, tuple(changed)

@@ -217,13 +217,18 @@ def _takings(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[
     out = []
     for start, end in spans:
         for i in range(start, end):
-            if words[i] not in lexicon.takes | lexicon.answers or words[i] in ("has", "have", "having") or (
-                    i > 0 and words[i - 1] in ("by", "a")) or _MODALS & set(words[max(start, i - 3):i]):
+            eats = words[i] in _EATS
+            if (words[i] not in lexicon.takes | lexicon.answers and not eats) or words[i] in (
+                    "has", "have", "having") or (i > 0 and words[i - 1] in ("by", "a")) or _MODALS & set(
+                    words[max(start, i - 3):i]):
                 continue  # not "by hand", nor "can someone get it?"
             people = [r for r in refs if start <= r.start < i and not r.describes
                       and _all(graph, domain, r.names, "person")]
             things = [r for r in refs if i < r.start < end and not r.source and not r.describes
                       and _all(graph, domain, r.names, "item")]
+            if eats:  # "ate the avocado": who ate it has it (the memory keeps no eaten things); not the plate
+                things = [r for r in things[:1] if any(_all(graph, domain, r.names, k) for k in _EDIBLE
+                                                        if domain.has_type(k))]
             if not people or not things:
                 continue
             who, what = people[-1], things[0]
@@ -231,6 +236,11 @@ def _takings(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[
                 continue
             out.append((who, what, words[i]))
     return out
+
+
+_EATS = frozenset({"ate", "eaten", "drank", "drunk", "scoffed", "munched", "gobbled", "devoured", "wolfed"})
+"""Verbs of eating or drinking: the one who ate a food or drank a drink has it (what they ate off is a dish)."""
+_EDIBLE = ("food", "drink")
 
 
 def _all(graph: WorldGraph, domain: Domain, names: frozenset[str], type_: str) -> bool:

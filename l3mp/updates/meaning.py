@@ -51,7 +51,9 @@ _CLAUSE_BREAKS = frozenset({"and", "then", "but", "so", "while", "after", "befor
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|#+|\n+|\s[-\u2013\u2014]+\s")
 _INSTRUCTION = re.compile(
     r"\b(ignore|disregard|forget|erase|wipe|delete|instructions?|system|prompt|pretend|override|rules?|"
-    r"from now on|your memory|the memory|database|developer mode|jailbreak|"
+    r"from now on|your memory|the memory|database|developer mode|jailbreak|bypass|admin|assistant|your checks?|"
+    r"note (?:for|to) (?:the )?(?:robot|you)|(?:you're|you are|you're) allowed|skip (?:the|all|any) checks?|"
+    r"(?:just )?(?:write|jot|put) (?:it )?down that|"
     r"(?:you|robot)\s+(?:should|must|need to|have to|are to)\s+(?:now\s+|also\s+|just\s+)?"
     r"(?:record|remember|note|add|write|store|set|mark|believe|assume|say|log))\b", re.IGNORECASE)
 _ADDRESSED = re.compile(r"[,;]?\s*\b(?:and|but|so)?\s*(?=\b(?:you|robot)\s+(?:should|must|need to|have to|are to)\b)",
@@ -233,6 +235,12 @@ def contracted(text: str) -> str:
     text = unnegated(_SO_THAT.sub("", text))
     text = _TAKEN_OUT.sub(lambda m: f"{m['verb']} {m['what']}", _POPPED_TO.sub("went ", text))
     text = _A_SLICE_OF.sub("the ", _IN_THE_DARK.sub("", text))
+    text = _PHONE_GOING_OFF.sub(lambda m: f"{m['phone']} {'rang' if m['went'] else 'is ringing'}", text)
+    if _PHONE_WORD.search(text) and not _LIGHT_WORD.search(text):  # "the gold phone in bedroom 2 is going off"
+        text = _GOING_OFF.sub(lambda m: f"{m['be'] or ''}{'rang' if m['went'] else 'ringing'}", text)
+    text = _GAVE_A_SCRUB.sub(lambda m: f"washed {m['what']}", text)
+    text = _KNOCKED_BACK.sub("drank", _REFLEXIVE.sub(lambda m: m["verb"], text))
+    text = _NOBODY_BOTHERED.sub(lambda m: f"{m['what']} is still {_left_so(m['verb'])}", text)
     text = _WHERE_STATE.sub(lambda m: f"{m['room']}, {m['what']} {m['room']} is {m['state']}", text)
     text = _PUT_ON_A_DEVICE.sub("turned on ", _BY_HAND.sub(r"\1", _PARTICLE_BEFORE_FROM.sub(r"\1 ", text)))
     return _IS_DOING.sub(" is ", _IS_STATE.sub(" is ", _HAS_BEEN.sub(" has ", text)))
@@ -241,6 +249,25 @@ def contracted(text: str) -> str:
 _POPPED_TO = re.compile(r"\b(?:popped|pops|pop|popping)\s+(?:out\s+|over\s+|round\s+|down\s+|up\s+|back\s+)?"
                         r"(?=(?:to|into|in)\b)", re.IGNORECASE)
 """"David popped to the bathroom": went there ("popped the pear in the fridge" is a move: a thing follows)."""
+_PHONE_GOING_OFF = re.compile(
+    r"\b(?P<phone>(?:phone|smartphone|cellphone|mobile|cordless))(?:['\u2019]s|\s+is|\s+was|\s+has)?\s+"
+    r"(?:started\s+|just\s+|been\s+|keeps\s+|kept\s+)?(?:(?P<went>went|goes)|going)\s+off\b", re.IGNORECASE)
+""""the phone's going off", "the gold phone went off": it rings (a light that goes off is off: not said of phones)."""
+_PHONE_WORD = re.compile(r"\b(?:phone|smartphone|cellphone|mobile|cordless)\b", re.IGNORECASE)
+_LIGHT_WORD = re.compile(r"\b(?:light|lights|lamp|lamps|tv|telly|television|alarm|oven|kettle|tap)\b", re.IGNORECASE)
+_GOING_OFF = re.compile(r"(?P<be>\b(?:is|was)\s+|['\u2019]s\s+)?(?:started\s+)?(?:(?P<went>\bwent)|\bgoing)\s+off\b",
+                        re.IGNORECASE)
+"""A phone said to go off a few words after it is named (in a text that names no light or other device)."""
+_KNOCKED_BACK = re.compile(r"\b(?:knocked|knocks|knocking)\s+back\b|\b(?:downed|necked|guzzled|chugged|swigged)\b",
+                           re.IGNORECASE)
+""""knocked back the energy drink": drank it."""
+_REFLEXIVE = re.compile(r"\b(?P<verb>got|get|gets|made|make|makes|poured|grabbed|fetched|took|helped)\s+"
+                        r"(?:him|her|them|my|your|our)sel(?:f|ves)\b(?=\s+(?:a|an|the|some|to)\b)", re.IGNORECASE)
+""""got himself a soda from the fridge": got a soda (the one it is for is the one who got it)."""
+_GAVE_A_SCRUB = re.compile(
+    r"\bgave\s+(?P<what>(?:the|his|her|their|my|our)\s+(?:[a-z]+\s+){0,3}?[a-z]+)\s+a\s+(?:good\s+|quick\s+|proper\s+|"
+    r"real\s+|thorough\s+)?(?:scrub|wash|clean|rinse)\b", re.IGNORECASE)
+""""gave the blue frying pan a good scrub": washed it ("gave" is no giving to a person here)."""
 _A_SLICE_OF = re.compile(r"\b(?:a|one)\s+(?:slice|piece|bit|chunk|wedge|square|bite|hunk)\s+of\s+(?:the\s+)?",
                          re.IGNORECASE)
 """"gave Michael a slice of cake": the cake (the memory keeps the thing, not its slices)."""
@@ -273,10 +300,14 @@ def unnegated(text: str) -> str:
     text = _NO_LONGER_IN.sub(lambda m: f"{m['who']} is ", text)
     text = _NOT_STATE.sub(lambda m: f"{m['be'] or (' are' if m['be2'][1:].lower() == 're' else ' is')} "
                                     f"{_OPPOSITE[m['state'].lower()]}", text)
-    text = _LEFT_UNDONE.sub(lambda m: f"left {m['what'] or m['what2']} "
-                                      f"{'open' if (m['verb'] or m['verb2']).lower().startswith(('clos', 'shut')) else 'on'}",
-                            text)
+    text = _LEFT_UNDONE.sub(lambda m: f"left {m['what'] or m['what2']} {_left_so(m['verb'] or m['verb2'])}", text)
     return _LEFT_UNDONE_AFTER.sub(lambda m: f"left {m['what'] or m['what2']} on", text)
+
+
+def _left_so(verb: str) -> str:
+    """The state a thing is left in when someone did not do `verb` to it: not closing leaves it open, not turning
+    off leaves it on."""
+    return "open" if verb.lower().startswith(("clos", "shut")) else "on"
 
 
 _OPPOSITE = {"clean": "dirty", "dirty": "clean", "on": "off", "off": "on", "open": "closed", "closed": "open",
@@ -304,6 +335,11 @@ _NO_LONGER_IN = re.compile(
     r"(?:\s+any\s*more)?\s*,\s+(?:he|she|they)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+(?=(?:in|at|out\s+in)\b)",
     re.IGNORECASE)
 """"Michael's not in the living room any more, he's in the bathroom": where he is now is what counts."""
+_NOBODY_BOTHERED = re.compile(
+    r"\bno(?:body|one|\s+one)(?:['\u2019]s|\s+has)?\s+(?:even\s+)?bothered\s+(?:to\s+)?(?P<verb>close|closing|shut|"
+    r"shutting|turn\s+off|turning\s+off|switch\s+off|switching\s+off|turn|switch)\s+(?P<what>" + _THING + r")"
+    r"(?:\s+off)?\b", re.IGNORECASE)
+""""nobody's bothered to turn it off": it is still on (as it was)."""
 
 
 _PUT_ON_A_DEVICE = re.compile(r"\b(?:put|puts|putting)\s+on\s+(?=(?:the|his|her|their|my|our)\s+(?:[a-z]+\s+){0,3}"

@@ -204,18 +204,22 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
 
 _NOBODY = frozenset({"nobody", "noone"})
 _SAYS = frozenset({"says", "said", "reckons", "thinks", "reckoned", "thought", "claims", "reckon"})
-_REMARKING = frozenset({"apparently", "probably", "obviously", "lol", "haha", "again", "as", "usual", "though"})
+_HOPES = frozenset({"hope", "hopefully", "wonder", "guess", "bet"})
 
 
 def _remark(part: list[str], verbs: frozenset[str]) -> bool:
     """Whether a part after a comma that names no thing only remarks on the report before it: what a person says
     or thinks of it ("..., he says there's nothing worth watching tonight": a person pronoun and a word of saying
-    first, no "it" or "them" after), or what someone was doing, opened by an -ing word ("..., planning the holiday
-    apparently", "..., chatting away now") with no verb or state word of the lexicon and no "it" or "them"."""
+    first; "..., says she'll give it back tomorrow"; "..., hope nobody wanted it"), or what someone was doing,
+    opened by an -ing word ("..., planning the holiday apparently", "..., chatting away now") with no verb or state
+    word of the lexicon and no "it" or "them"."""
     words = [w for w in part if w not in ("and", "but", "so")]
-    if len(words) < 2 or _THING_PRONOUNS & set(words):
+    if len(words) < 2 or (_THING_PRONOUNS & set(words) and words[0] not in _SAYS | _HOPES | {"i", "no"}):
         return False
-    if words[0] in _PERSON_PRONOUNS and words[1] in _SAYS:
+    if (words[0] in _PERSON_PRONOUNS and words[1] in _SAYS) or words[0] in _SAYS | _HOPES or (
+            words[0] == "i" and words[1] in _HOPES):  # "..., says she'll give it back", "..., hope nobody wanted it"
+        return True
+    if words[:2] in (["no", "point"], ["no", "need"]):  # "..., no point leaving it on": why, not what is so
         return True
     return words[0].endswith("ing") and len(words[0]) > 4 and not any(w in verbs for w in words) and not (
         _DOUBT & set(words))
