@@ -281,3 +281,23 @@ def test_the_domain_says_what_its_actions_can_change():
     adds, deletes = household().changeable
     assert {"light_on", "is_open", "has", "on"} <= adds and "dirty" not in adds and "ringing" not in adds
     assert {"dirty", "ringing", "light_on"} <= deletes
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("Jessica pulled the ham out of the fridge in kitchen 1", F("has", "jessica", "ham_1")),
+    ("Jessica's taken the ham out of the fridge in kitchen 1", F("has", "jessica", "ham_1")),
+])
+def test_taking_and_pulling_read_plainly(text, fact):
+    nl = _updater()
+    result = nl.update(text)
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
+    assert fact in set(nl.world.graph.facts())
+    result = nl.update("Jessica flicked the work light in the garage off on her way past")
+    assert result.outcome == APPLIED and F("light_on", "work_light_1") not in set(nl.world.graph.facts())
+
+
+def test_what_was_eaten_off_a_table_is_had_and_off_a_plate_dirties_the_plate():
+    from l3mp.updates.meaning import plain_report
+    assert plain_report("Michael drank the energy drink that was sitting on his nightstand") == (
+        "Michael is drinking the energy drink on his nightstand")
+    assert "is eating" not in plain_report("Jessica ate the pizza on the yellow plate")

@@ -194,7 +194,8 @@ _FINISHED = re.compile(r"\b(?:finished|polished|finishing)\s+(?:off|up)\s+(?=(?:
 """"finished off the bottle of wine": is having it (the one who finished it has it)."""
 _ATE = re.compile(
     r"\b(?P<verb>ate|drank)\s+(?=(?:the|a|an|his|her|their|my|our|some)\s|(?:it|them)\b)"
-    r"(?![^,.;!?]*\b(?:off|out\s+of|with|on)\s)(?!(?:(?!\bfrom\b)[^,.;!?])*\bin\s)",
+    r"(?![^,.;!?]*\b(?:off|out\s+of|with)\s)(?![^,.;!?]*\bon\s+(?:the|a|an|his|her|their|my|our)\s+(?:[a-z]+\s+)?"
+    r"(?:plate|bowl|dish|saucer|tray|board|platter|mug|cup|glass)s?\b)(?!(?:(?!\bfrom\b)[^,.;!?])*\bin\s)",
     re.IGNORECASE)
 """"ate the orange from the counter": is eating it (the person has it), unless it was eaten off, out of or with a
 dish (then the dish is dirty: the model or `eaten_from` reads that); "in" after "from" says where it was kept
@@ -240,6 +241,7 @@ def contracted(text: str) -> str:
         text = _GOING_OFF.sub(lambda m: f"{m['be'] or ''}{'rang' if m['went'] else 'ringing'}", text)
     text = _GAVE_A_SCRUB.sub(lambda m: f"washed {m['what']}", text)
     text = _KNOCKED_BACK.sub("drank", _REFLEXIVE.sub(lambda m: m["verb"], text))
+    text = _PULLED_OFF.sub(lambda m: f"took {m['what']} {m['off']}", text)
     text = _NOBODY_BOTHERED.sub(lambda m: f"{m['what']} is still {_left_so(m['verb'])}", text)
     text = _WHERE_STATE.sub(lambda m: f"{m['room']}, {m['what']} {m['room']} is {m['state']}", text)
     text = _PUT_ON_A_DEVICE.sub("turned on ", _BY_HAND.sub(r"\1", _PARTICLE_BEFORE_FROM.sub(r"\1 ", text)))
@@ -264,6 +266,9 @@ _KNOCKED_BACK = re.compile(r"\b(?:knocked|knocks|knocking)\s+back\b|\b(?:downed|
 _REFLEXIVE = re.compile(r"\b(?P<verb>got|get|gets|made|make|makes|poured|grabbed|fetched|took|helped)\s+"
                         r"(?:him|her|them|my|your|our)sel(?:f|ves)\b(?=\s+(?:a|an|the|some|to)\b)", re.IGNORECASE)
 """"got himself a soda from the fridge": got a soda (the one it is for is the one who got it)."""
+_PULLED_OFF = re.compile(r"\b(?:pulled|pulls|yanked|lifted)\s+(?P<what>(?:the|his|her|their|my|our)\s+(?:[a-z]+\s+){0,3}?"
+                         r"[a-z]+)\s+(?P<off>off|out\s+of|from|down\s+from)\b", re.IGNORECASE)
+""""pulled the comic book off his bookshelf": took it from there."""
 _GAVE_A_SCRUB = re.compile(
     r"\bgave\s+(?P<what>(?:the|his|her|their|my|our)\s+(?:[a-z]+\s+){0,3}?[a-z]+)\s+a\s+(?:good\s+|quick\s+|proper\s+|"
     r"real\s+|thorough\s+)?(?:scrub|wash|clean|rinse)\b", re.IGNORECASE)
@@ -360,7 +365,8 @@ _OUTTA = re.compile(r"\bout(?:ta|a)\b", re.IGNORECASE)
 """"grabbed the tomato outta the fridge": out of."""
 
 
-_ON_THE_WAY = re.compile(r",?\s+on\s+(?:his|her|their|my|our|the)\s+way\s+(?:to|out|back|in|home|up|down)\b"
+_ON_THE_WAY = re.compile(r",?\s+on\s+(?:his|her|their|my|our|the)\s+way\s+(?:to|out|back|in|home|up|down|past|through|"
+                         r"over|by)\b"
                          r"[^,.;!?]*", re.IGNORECASE)
 """"turned on the hallway light on her way to the bathroom": where she was going is no event."""
 _GONE_OFF = re.compile(r"\b(gone|went|go|goes|headed|ran|run|wandered)\s+off\b(?=\s+(?:to|into|in)\b)", re.IGNORECASE)
