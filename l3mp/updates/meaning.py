@@ -266,8 +266,8 @@ _KNOCKED_BACK = re.compile(r"\b(?:knocked|knocks|knocking)\s+back\b|\b(?:downed|
 _REFLEXIVE = re.compile(r"\b(?P<verb>got|get|gets|made|make|makes|poured|grabbed|fetched|took|helped)\s+"
                         r"(?:him|her|them|my|your|our)sel(?:f|ves)\b(?=\s+(?:a|an|the|some|to)\b)", re.IGNORECASE)
 """"got himself a soda from the fridge": got a soda (the one it is for is the one who got it)."""
-_PULLED_OFF = re.compile(r"\b(?:pulled|pulls|yanked|lifted)\s+(?P<what>(?:the|his|her|their|my|our)\s+(?:[a-z]+\s+){0,3}?"
-                         r"[a-z]+)\s+(?P<off>off|out\s+of|from|down\s+from)\b", re.IGNORECASE)
+_PULLED_OFF = re.compile(r"\b(?:pulled|pulls|yanked|lifted)\s+(?P<what>(?:the|his|her|their|my|our)\s+"
+                         r"(?:[a-z]+\s+){0,3}?[a-z]+)\s+(?P<off>off|out\s+of|from|down\s+from)\b", re.IGNORECASE)
 """"pulled the comic book off his bookshelf": took it from there."""
 _GAVE_A_SCRUB = re.compile(
     r"\bgave\s+(?P<what>(?:the|his|her|their|my|our)\s+(?:[a-z]+\s+){0,3}?[a-z]+)\s+a\s+(?:good\s+|quick\s+|proper\s+|"
