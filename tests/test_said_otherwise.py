@@ -301,3 +301,10 @@ def test_what_was_eaten_off_a_table_is_had_and_off_a_plate_dirties_the_plate():
     assert plain_report("Michael drank the energy drink that was sitting on his nightstand") == (
         "Michael is drinking the energy drink on his nightstand")
     assert "is eating" not in plain_report("Jessica ate the pizza on the yellow plate")
+
+
+def test_a_phone_picked_up_after_it_rang_where_someone_ran_in_is_answered():
+    assert contracted("The cordless rang in the bathroom and Jessica ran in and picked up") == (
+        "The cordless rang in the bathroom and Jessica ran in there and answered it")
+    assert contracted("Jessica picked up the ham") == "Jessica picked up the ham"  # no phone: as it was
+    assert contracted("he grabbed it straight away") == "he grabbed it"

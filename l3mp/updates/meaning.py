@@ -239,6 +239,9 @@ def contracted(text: str) -> str:
     text = _PHONE_GOING_OFF.sub(lambda m: f"{m['phone']} {'rang' if m['went'] else 'is ringing'}", text)
     if _PHONE_WORD.search(text) and not _LIGHT_WORD.search(text):  # "the gold phone in bedroom 2 is going off"
         text = _GOING_OFF.sub(lambda m: f"{m['be'] or ''}{'rang' if m['went'] else 'ringing'}", text)
+    if _PHONE_WORD.search(text):  # "the cordless rang and Jessica ran in and picked up": answered it
+        text = _PICKED_UP_ALONE.sub("answered it", text)
+    text = _RAN_IN.sub(lambda m: f"{m['verb']} in there", _AT_ONCE.sub("", text))
     text = _GAVE_A_SCRUB.sub(lambda m: f"washed {m['what']}", text)
     text = _KNOCKED_BACK.sub("drank", _REFLEXIVE.sub(lambda m: m["verb"], text))
     text = _PULLED_OFF.sub(lambda m: f"took {m['what']} {m['off']}", text)
@@ -255,7 +258,7 @@ _PHONE_GOING_OFF = re.compile(
     r"\b(?P<phone>(?:phone|smartphone|cellphone|mobile|cordless))(?:['\u2019]s|\s+is|\s+was|\s+has)?\s+"
     r"(?:started\s+|just\s+|been\s+|keeps\s+|kept\s+)?(?:(?P<went>went|goes)|going)\s+off\b", re.IGNORECASE)
 """"the phone's going off", "the gold phone went off": it rings (a light that goes off is off: not said of phones)."""
-_PHONE_WORD = re.compile(r"\b(?:phone|smartphone|cellphone|mobile|cordless)\b", re.IGNORECASE)
+_PHONE_WORD = re.compile(r"\b(?:phone|smartphone|cellphone|mobile|cordless|landline|handset)\b", re.IGNORECASE)
 _LIGHT_WORD = re.compile(r"\b(?:light|lights|lamp|lamps|tv|telly|television|alarm|oven|kettle|tap)\b", re.IGNORECASE)
 _GOING_OFF = re.compile(r"(?P<be>\b(?:is|was)\s+|['\u2019]s\s+)?(?:started\s+)?(?:(?P<went>\bwent)|\bgoing)\s+off\b",
                         re.IGNORECASE)
@@ -269,6 +272,15 @@ _REFLEXIVE = re.compile(r"\b(?P<verb>got|get|gets|made|make|makes|poured|grabbed
 _PULLED_OFF = re.compile(r"\b(?:pulled|pulls|yanked|lifted)\s+(?P<what>(?:the|his|her|their|my|our)\s+"
                          r"(?:[a-z]+\s+){0,3}?[a-z]+)\s+(?P<off>off|out\s+of|from|down\s+from)\b", re.IGNORECASE)
 """"pulled the comic book off his bookshelf": took it from there."""
+_PICKED_UP_ALONE = re.compile(r"\b(?:picked|picks)\s+up\b(?=\s*(?:$|[,.;!?]|and\b|but\b|then\b|straight\b|right\b|"
+                              r"quickly\b|at\s+last\b))", re.IGNORECASE)
+"""A phone "picked up" with nothing after it: answered."""
+_AT_ONCE = re.compile(r"\s+(?:(?:straight|right)\s+away|at\s+once|immediately|in\s+a\s+flash)\b", re.IGNORECASE)
+""""grabbed it straight away": when, not what."""
+_RAN_IN = re.compile(r"\b(?P<verb>ran|went|came|rushed|dashed|nipped|hurried|popped|walked|stepped)\s+in\b"
+                     r"(?!\s+(?:to|there|the|here|his|her|their|my|our|a|an)\b)(?=\s*(?:$|[,.;!?]|and\b|then\b|but\b))",
+                     re.IGNORECASE)
+""""the cordless rang in bathroom 2 and Jessica ran in": in there, the room named before."""
 _GAVE_A_SCRUB = re.compile(
     r"\bgave\s+(?P<what>(?:the|his|her|their|my|our)\s+(?:[a-z]+\s+){0,3}?[a-z]+)\s+a\s+(?:good\s+|quick\s+|proper\s+|"
     r"real\s+|thorough\s+)?(?:scrub|wash|clean|rinse)\b", re.IGNORECASE)
