@@ -308,3 +308,9 @@ def test_a_phone_picked_up_after_it_rang_where_someone_ran_in_is_answered():
         "The cordless rang in the bathroom and Jessica ran in there and answered it")
     assert contracted("Jessica picked up the ham") == "Jessica picked up the ham"  # no phone: as it was
     assert contracted("he grabbed it straight away") == "he grabbed it"
+
+
+def test_pots_and_pans_sitting_in_the_sink_are_no_missing_thing():
+    world = _world()
+    found = _request(world, "pls wash all the pots n pans sitting in the sink in kitchen 1")
+    assert found is None or found.outcome != "impossible", found

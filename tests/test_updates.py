@@ -283,6 +283,16 @@ def test_a_thing_that_only_says_where_need_not_change_in_the_answer(server, text
     assert result.outcome == APPLIED and len(result.attempts) == 1, result.attempts[0].problems
 
 
+def test_a_thing_put_next_to_a_landmark_must_still_be_placed(server):
+    # "left it next to the milk": where the book went, said by what is there; an answer without it is asked again
+    server.push(reply(answer(changes(("light_on", "lamp1", False)))))
+    nl = updater(server)
+    before = snapshot(nl.world.graph)
+    result = nl.update("Alice left the book next to the milk and switched off the lamp in the living room.")
+    assert result.outcome != APPLIED and any('"milk"' in p for p in result.attempts[0].problems)
+    assert snapshot(nl.world.graph) == before
+
+
 def test_a_receptacle_a_thing_was_put_in_must_still_be_accounted_for(server):
     # "put ... in the fridge" moves something into it: an answer that leaves it out is asked again
     server.push(reply(answer(changes(("light_on", "lamp1", False)))), reply(answer(changes(

@@ -179,8 +179,9 @@ def _missing_thing(words: list[str], clause: Clause, mentions: Sequence[Mention]
         phrase = []
         for j in range(i + 1, min(clause.end, i + 1 + PHRASE_WORDS)):
             if words[j] in STOPWORDS or words[j] in _PLACE_WORDS or words[j] in DETERMINERS or words[j] in (
-                    "for", "please", "that", "which", "who", "except", "excluding", "besides", "but") or (
-                    phrase and words[j] in _PARTICLES):  # "pop the wine back in the fridge": "back" is no noun
+                    "for", "please", "that", "which", "who", "except", "excluding", "besides", "but", "n", "&") or (
+                    phrase and (words[j] in _PARTICLES or words[j].endswith("ing"))):
+                # "pop the wine back in the fridge", "the pots n pans sitting in the sink": no noun after the first
                 break
             phrase.append(j)
         if phrase and any(j in covered for j in phrase):

@@ -1037,22 +1037,21 @@ _AT = frozenset({"on", "in", "at", "inside"})
 
 
 def is_landmark(words: list[str], mention: Mention, graph: WorldGraph, domain: Domain, verbs: frozenset[str]) -> bool:
-    """Whether a mention only says where something is or happened, so that nothing need change about it: a thing
-    after "next to", "by", "over" ... ("left it next to the bag of rice", "the pendant light over the island"), or
-    a receptacle after "on", "in" or "at" in a clause with no verb of moving, taking or giving (`verbs`: "Sarah's
-    done at the table", "scrubbed the one on the counter and the one in the sink")."""
+    """Whether a mention only says where something is or happened, so that nothing need change about it, in a
+    clause with no verb of moving, taking or giving (`verbs`; "left it next to the bag of rice" says where it went):
+    a thing after "next to", "by", "over" ... ("the pendant light over the island"), or a receptacle after "on", "in"
+    or "at" ("Sarah's done at the table", "scrubbed the one on the counter and the one in the sink")."""
     i = min(mention.start, len(words)) - 1
     while i >= 0 and words[i] in DETERMINERS:
         i -= 1
     if i < 0:
         return False
-    if words[i] in _NEAR or (words[i] == "to" and i > 0 and words[i - 1] == "next"):
-        return True
-    if words[i] not in _AT or not verbs or not mention.candidates or not all(
-            domain.is_subtype(graph.entity_type(n) or "", "receptacle") for n in mention.candidates):
-        return False
     left, right = _clause(words, mention.start, mention.end)
-    return not any(w in verbs for w in words[left:right])
+    moved = any(w in verbs for w in words[left:right])  # "left it next to the rice": where it went, said by it
+    if words[i] in _NEAR or (words[i] == "to" and i > 0 and words[i - 1] == "next"):
+        return not moved
+    return words[i] in _AT and bool(verbs) and bool(mention.candidates) and all(
+        domain.is_subtype(graph.entity_type(n) or "", "receptacle") for n in mention.candidates) and not moved
 
 
 def says_which_place(words: list[str], mention: Mention) -> bool:
