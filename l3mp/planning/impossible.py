@@ -191,12 +191,20 @@ def _missing_thing(words: list[str], clause: Clause, mentions: Sequence[Mention]
             continue
         if not phrase or words[phrase[-1]] in NOT_THINGS:
             continue
-        if any(words[j] in NOT_THINGS for j in phrase) or words[phrase[-1]] in known:
-            continue
+        if any(words[j] in NOT_THINGS for j in phrase) or words[phrase[-1]] in known or _ends_a_known_word(
+                words[phrase[-1]], known):
+            continue  # "the pots": the teapot and the saucepan are pots too
         if _of_a_known_thing(words, phrase[-1] + 1, clause.end, covered):
             continue  # "the washing up of the purple serving dish": what is done to a thing the memory has
         return f"there is no {' '.join(words[j] for j in phrase)} in memory"
     return None
+
+
+def _ends_a_known_word(word: str, known: set[str]) -> bool:
+    """Whether `word` (or its singular) ends a longer word of the memory's labels ("pot" of "teapot", "pan" of
+    "saucepan")."""
+    stem = word[:-1] if word.endswith("s") and len(word) > 3 else word
+    return len(stem) >= 3 and any(len(k) > len(stem) and k.endswith(stem) for k in known)
 
 
 def _another_kind(words: list[str], clause: Clause, mentions: Sequence[Mention], covered: set[int], known: set[str],
