@@ -237,3 +237,15 @@ def test_lapkt_writes_nothing_to_the_working_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert solve(features_problem("(painted b2)")).status == Status.SOLVED_SATISFICING
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("goal", ["(not (dirty purple_saucepan_1))", "(and (not (dirty purple_saucepan_1)))"])
+def test_a_goal_that_holds_already_is_the_empty_plan_not_a_planner_crash(goal):
+    # LAPKT exits with code 255 on such a goal (seen by a HOLDOUT7 writer's structural test)
+    from l3mp_sim.house import house_graph
+
+    from l3mp.planning.planner import plan
+    from l3mp.planning.problem import full_state_problem
+    from tests.helpers import household
+    outcome = plan(full_state_problem(household(), house_graph(7), goal), timeout_s=30)
+    assert outcome.solved and outcome.plan == [] and "holds in the initial state" in outcome.message
