@@ -13,8 +13,10 @@ Every case runs on a fresh in-memory world of its house (its ``before`` changes 
 `l3mp.planning.pipeline.TaskPlanner` (retrieval, goal, planner on the retrieved context, validation in the full
 state, expansion). Scored per case:
 
-- goal right: ``goal``: the produced goal is `same_goal` as the gold goal (or one of its equivalent ``also``
-  forms); ``satisfied``: that, or the pipeline answered ``satisfied``; ``ask``/``impossible``: the pipeline answered
+- goal right: ``goal``: the produced goal asks the same of the house as the gold goal (or one of its equivalent
+  ``also`` forms): `same_in_the_home`, which spells a one-variable ``forall`` out over the house's things
+  (since 2026-11-25 midday; before, "every light" named one by one counted as wrong against a gold ``forall``);
+  ``satisfied``: that, or the pipeline answered ``satisfied``; ``ask``/``impossible``: the pipeline answered
   ``asked``/``impossible`` (a produced goal is wrong);
 - plan right: ``goal``: the plan the pipeline accepted, run in the full state, reaches the gold goal;
   ``satisfied``: that (an empty plan does), or the answer ``satisfied``; ``ask``/``impossible``: as goal right;
@@ -99,7 +101,7 @@ from l3mp.bench.runner import Metric, error_metric, percentile, register
 from l3mp.bench.update_suite import household, pct, simulated_llm_module
 from l3mp.domain.pddl_domain import Domain
 from l3mp.errors import FormatError, L3mpError, ProblemError
-from l3mp.planning.goal import WILDCARD, Literal, assemble_goal, same_goal
+from l3mp.planning.goal import WILDCARD, Literal, assemble_goal, same_in_the_home
 from l3mp.planning.validate import validate_plan
 from l3mp.world.delta import Delta, state_delta
 from l3mp.world.graph import WorldGraph
@@ -386,7 +388,7 @@ def _same_as_gold(domain: Domain, graph: WorldGraph, case: GoalCase, goal: str |
     if goal is None:
         return False
     try:
-        return any(same_goal(domain, graph, goal, gold) for gold in case.gold_goals())
+        return any(same_in_the_home(domain, graph, goal, gold) for gold in case.gold_goals())
     except ProblemError:
         return False
 
@@ -481,8 +483,8 @@ def summary(scored: Sequence[Scored]) -> dict[str, Any]:
 
 
 _ABOUT = {
-    "goal_right": ("%", "cases whose goal is the gold goal (same_goal; satisfied: or said so; ask/impossible: the "
-                        "pipeline asked back / said it cannot be done)"),
+    "goal_right": ("%", "cases whose goal is the gold goal (same_in_the_home; satisfied: or said so; ask/impossible: "
+                        "the pipeline asked back / said it cannot be done)"),
     "plan_right": ("%", "cases whose accepted plan, run in the full state, reaches the gold goal (ask/impossible: "
                         "as goal right)"),
     "wrong_plan": ("%", "cases with a plan that runs in the full state but does something else"),

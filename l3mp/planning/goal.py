@@ -116,6 +116,30 @@ def same_goal(domain: Domain, graph: WorldGraph, goal: str, other: str) -> bool:
     return _conjuncts(parse_goal(domain, goal, graph=graph)) == _conjuncts(parse_goal(domain, other, graph=graph))
 
 
+def same_in_the_home(domain: Domain, graph: WorldGraph, goal: str, other: str) -> bool:
+    """Whether two goals ask the same of this home: `same_goal`, or equal once each conjunct ``(forall (?x - T)
+    BODY)`` of one variable is spelled out over the graph's things of type T ("every light off" and each of the home's
+    lights named off). Raises ProblemError if either does not parse."""
+    return _ground(domain, graph, parse_goal(domain, goal, graph=graph)) == _ground(
+        domain, graph, parse_goal(domain, other, graph=graph))
+
+
+_ONE_VARIABLE = re.compile(r"^\(forall \((\?[\w-]+) - ([\w-]+)\) (.*)\)$")
+
+
+def _ground(domain: Domain, graph: WorldGraph, normal: str) -> frozenset[str]:
+    out: set[str] = set()
+    for part in _split_and(normal):
+        found = _ONE_VARIABLE.match(part)
+        if found is None or "?" in found[3].replace(found[1], ""):
+            out.add(_rename_variables(part))
+            continue
+        variable, type_, body = found.groups()
+        out |= {re.sub(re.escape(variable) + r"(?![\w-])", name, body) for name in graph.entities()
+                if domain.is_subtype(graph.entity_type(name) or "", type_)}
+    return frozenset(out)
+
+
 def _conjuncts(normal: str) -> frozenset[str]:
     return frozenset(_rename_variables(part) for part in _split_and(normal))
 

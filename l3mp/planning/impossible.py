@@ -52,6 +52,8 @@ _BE = frozenset({"is", "'s", "are", "was", "were", "has", "needs", "need", "look
 _PARTICLES = frozenset({"up", "down", "off", "on", "out", "away", "back", "over", "me", "us", "him", "her", "them"})
 DETERMINERS = frozenset({"the", "a", "an", "some", "my", "your", "his", "her", "their", "our", "this", "that",
                          "these", "those", "every", "all", "each", "any", "both"})
+_PLACE_SENSE = frozenset({"out"})
+"""State words that of a thing people carry say where it is ("left the butter out"), not a state it cannot have."""
 _REFERS_BACK = frozenset({"it", "them"})
 """Words of a clause for the things of the clause before it."""
 _PLACE_WORDS = frozenset({"in", "inside", "into", "on", "onto", "to", "at", "from", "with"})
@@ -348,6 +350,8 @@ def _state_not_for(words: list[str], clause: Clause, mentions: Sequence[Mention]
             continue  # "leave Sarah's on": her light, said without its noun; never a state of a person
         if any(domain.is_subtype(graph.entity_type(n) or "", t) for n in names for t in wanted):
             continue
+        if words[i] in _PLACE_SENSE and any(_is(graph, domain, n, "item") for n in names):
+            continue  # "did someone leave the butter out?": out of its place, not a light that is out
         kind = graph.entity_type(names[0]) or "thing"
         return (f"\"{words[i]}\" does not apply to the {label(graph, names[0])}: {' or '.join(sorted(predicates))} "
                 f"is for {' and '.join(sorted(_plural(t) for t in wanted))}, not {_plural(kind)}")

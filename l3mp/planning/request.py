@@ -105,10 +105,36 @@ _DO_THE_DISHES = re.compile(
 _SIGN_AFTER = re.compile(r"\b(?P<verb>turn|switch)\s+(?P<what>(?:the|all\s+the|my|our)\s+[^,.;!?]+?)\s+"
                          r"(?P<sign>on|off)\b(?=\s+(?:in|inside)\b)", re.IGNORECASE)
 """"Switch the lights off in bedroom 2": switch off the lights in bedroom 2."""
+_KEEP_SIGN_AFTER = re.compile(r"\b(?P<verb>leave|keep)\s+(?P<what>(?:the|my|our)\s+[a-z]+(?:\s+[a-z]+)?)\s+"
+                              r"(?P<sign>on|off|open|closed|shut)\s+(?P<where>(?:in|inside)\s+(?:the\s+)?[a-z]+"
+                              r"(?:\s+room)?(?:\s+\d+)?)(?=\s*(?:$|[,.;!?]|and\b|but\b|please\b))", re.IGNORECASE)
+""""leave the light on in the dining room": leave the light in the dining room on (the room says which light)."""
 _GIVE_A_WASH = re.compile(r"\bgive\s+(?P<what>(?:the|my|our|all\s+the)\s+[^,.;!?]+?|it|them)\s+a\s+"
                           r"(?:good\s+|quick\s+|proper\s+)?(?:wash|clean|scrub|rinse)\b", re.IGNORECASE)
 """"Give the teapot a good scrub": wash the teapot."""
-_WASH_WORDS = re.compile(r"\b(?:rinse|scrub)(?:\s+out)?(?=\s+(?:the|my|our|all|every|each|this|that|these|those)\b)",
+_THANKS_AT_THE_END = re.compile(r"(?:[,.;!\s-]+|^)(?:thanks|thank\s+you|thx|ty|ta|cheers)(?:\s+(?:so\s+much|a\s+lot|"
+                                r"mate|love|robot))?[.!]*\s*$", re.IGNORECASE)
+""""..., thanks", "... ta": no part of the request."""
+_LEFT_OUT_THEN_IT = re.compile(
+    r"^\s*(?:somebody|someone|some\s+one|[A-Za-z]+)(?:['\u2019]s|\s+has|\s+had)?\s+(?:gone\s+and\s+)?left\s+"
+    r"(?P<what>(?:the|my|his|her|their|our)\s+(?:(?!(?:open|on|off|running|out|wide|half|again)\b)[a-z]+\s+){0,3}?"
+    r"(?!(?:open|on|off|running|out|wide|half|again)\b)[a-z]+)(?:\s+(?:out|lying|sitting|lying\s+around))?"
+    r"(?P<where>\s+(?:on|in|at)\s+the\s+(?:[a-z0-9]+\s+){0,4}?[a-z0-9]+)?(?:\s+again)?\s*(?:[.,;!\u2026-]+\s*)+"
+    r"(?P<rest>[^.!?]*\bit\b[^.!?]*[.!?]*\s*)$", re.IGNORECASE)
+""""somebody left the butter out AGAIN. can you put it back in the fridge": put the butter back in the fridge (where
+it was left is where it is: the memory knows)."""
+_BEFORE_IT = re.compile(r"\s+before\s+it\s+(?:goes\s+(?:off|bad|warm)|melts|spoils|gets\s+warm)\b", re.IGNORECASE)
+""""..., before it melts": why, not a request."""
+_BACK_WITH_IT = re.compile(r"(?:^|(?<=[.!?]\s))\s*back\s+(?P<where>(?:in|on|into|onto)\s+the\s+(?:[a-z0-9]+\s+){0,3}?"
+                           r"[a-z0-9]+)\s+with\s+(?P<what>it|them)\b", re.IGNORECASE)
+""""Back in the fridge with it": put it back in the fridge."""
+_WHERE_IT_LIVES = re.compile(r"\s+where\s+(?:it|they)\s+(?:lives?|belongs?|goes|go)\b", re.IGNORECASE)
+""""put it back on the shelf where it lives": the shelf it belongs on (the memory recalls where it was)."""
+_WATER_RUNNING = re.compile(r"\b(?:get|put|turn|switch|start)\s+(?:on\s+)?the\s+water\s+(?:running|on|going)?\s*"
+                            r"(?=(?:at|in|over)\s+the\b)", re.IGNORECASE)
+""""get the water running at the sink there": turn on the tap at the sink there (water is no thing of the home)."""
+_WASH_WORDS = re.compile(r"\b(?:rinse|scrub|hand[\s-]?wash|handwash)(?:\s+out)?"
+                         r"(?=\s+(?:the|my|our|all|every|each|this|that|these|those)\b)",
                          re.IGNORECASE)
 """"Rinse the glass", "scrub the pan": wash it."""
 _GO_FOR = re.compile(r"^I\s*(?:(?:could|would|'d)\s+(?:really\s+|so\s+|totally\s+)?(?:go\s+for|do\s+with|use)\s+"
@@ -164,7 +190,8 @@ def _whose(found: re.Match) -> str:
     owner = {"he": "his", "she": "her"}.get(who, who + "'s")
     return f"{owner} {found['what']}"
 _ROOMS_THING = re.compile(r"\bthe\s+(?P<room>(?:other\s+)?(?:kitchen|bathroom|bedroom|living\s+room|office|garage|"
-                          r"laundry\s+room|hallway)(?:\s+\d+)?)'s\s+(?P<thing>[a-z]+)\b", re.IGNORECASE)
+                          r"laundry\s+room|hallway)(?:\s+\d+)?)'s\s+(?!(?:ringing|running|open|on|off|dirty|still|"
+                          r"been|got|going|not|too|so|really|very|pitch|dark)\b)(?P<thing>[a-z]+)\b", re.IGNORECASE)
 """"the other kitchen's dishwasher": the dishwasher in the other kitchen (a room owns nothing)."""
 _THAT_ONE = re.compile(r"(?<!\bnot\s)(?<!\bthe\s)\b(?:that|this)\s+one\b(?=\s+(?:up|off|on|out|too|as\s+well|"
                        r"please|for\s+me)\b|\s*[.,!?]|\s*$)", re.IGNORECASE)
@@ -210,7 +237,8 @@ it is; what is asked of "it" is the goal either way)."""
 
 
 _SLANG_WORDS = {"u": "you", "ur": "your", "thats": "that's", "n": "and", "whats": "what's", "wat": "what",
-                "gonna": "going to", "wanna": "want to", "gotta": "have to"}
+                "gonna": "going to", "wanna": "want to", "gotta": "have to", "outta": "out of", "gimme": "give me",
+                "lemme": "let me"}
 _SLANG = re.compile(r"\b(?:" + "|".join(_SLANG_WORDS) + r")\b", re.IGNORECASE)
 """"can u wash the serving dish thats in the dishwasher", "pots n pans": the words written out."""
 _BELONGS = re.compile(
@@ -230,6 +258,14 @@ _RINGING_THERE = re.compile(
     r"\s*[,.;!]+\s*(?:please\s+)?(?:(?:can|could|would|will)\s+(?:you|someone|somebody)\s+)?(?:please\s+)?"
     r"(?:answer|get|pick\s+up)\s+(?:it|that)\b", re.IGNORECASE)
 """"There's a smartphone ringing in bedroom 5, can you answer it?": answer the smartphone in bedroom 5."""
+_RINGING_IN = re.compile(
+    r"^\s*(?:now\s+|and\s+now\s+)?(?:there['\u2019]?s\s+|there\s+is\s+)?(?:an?\s+|a\s+different\s+|another\s+|the\s+|"
+    r"someone['\u2019]s\s+|somebody['\u2019]s\s+)?(?P<what>phone|smartphone|cordless|mobile|telephone|landline)"
+    r"(?:['\u2019]s|\s+is)?\s+(?:ringing|going\s+off)\s+(?P<where>(?:in|on)\s+[^,.;!?]+?)\s*(?:[-,.;!\u2014]+\s*)+"
+    r"(?:please\s+)?(?:(?:can|could|would|will)\s+(?:you|u|someone|somebody)\s+)?(?:please\s+)?"
+    r"(?:answer|get|grab|pick\s+up)(?:\s+(?:it|that(?:\s+one)?))?(?=\s*(?:please\s*)?[.!?]*\s*$)", re.IGNORECASE)
+""""someone's phone is going off in bedroom 1 - can you answer it?", "a different phone ringing in bedroom 1, could
+you grab that one": answer the ringing phone there (the one there that rings)."""
 _GET_THE_PHONE = re.compile(r"\b(?:get|grab|pick\s+up)\s+(?P<det>the|that)\s+(?:ringing\s+)?(?P<noun>phone|telephone)\b"
                             r"(?!\s+(?:for|to|from)\b)(?!\s+(?:and|then)\s+(?:bring|give|hand|put|take))",
                             re.IGNORECASE)
@@ -257,7 +293,12 @@ def plain_request(task: str) -> str:
     text = _GO_FOR.sub("bring me the ", _CAN_I_HAVE.sub("bring me ", _PITCH.sub("dark", _SHUT_OFF.sub("turn ", text))))
     text = _PUT_ON.sub(lambda m: f"turn on {m['what']}", text)
     text = _SIGN_AFTER.sub(lambda m: f"{m['verb']} {m['sign']} {m['what']}", text)
+    text = _KEEP_SIGN_AFTER.sub(lambda m: f"{m['verb']} {m['what']} {m['where']} {m['sign']}", text)
     text = _WASH_WORDS.sub("wash", _GIVE_A_WASH.sub(lambda m: f"wash {m['what']}", text))
+    text = _WATER_RUNNING.sub("turn on the tap ", _THANKS_AT_THE_END.sub("", text))
+    text = _WHERE_IT_LIVES.sub("", _BEFORE_IT.sub("", _BACK_WITH_IT.sub(
+        lambda m: f"put {m['what']} back {m['where']}", text)))
+    text = _LEFT_OUT_THEN_IT.sub(lambda m: re.sub(r"\bit\b", m["what"], m["rest"], count=1), text)
     text = _RETURN.sub("put", text)
     text = _WHICH_IS.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
     text = _NOBODY_LEFT.sub(lambda m: f"don't leave {m['what'] + ' ' if m['what'] else ''}",
@@ -283,6 +324,7 @@ def plain_request(task: str) -> str:
     text = _ANSWER_THEM_ALL.sub(lambda m: "answer all the ringing phones" + (f" {m['where']}" if m["where"] else ""),
                                 text)
     text = _RINGING_THERE.sub(lambda m: f"answer the {m['what']} {m['where']}", text)
+    text = _RINGING_IN.sub(lambda m: f"answer the ringing {m['what']} {m['where']}", text)
     text = meaning.relative_places(text)
     text = _GET_THE_PHONE.sub(lambda m: f"answer {m['det']} {m['noun']}", _IF_NOT.sub(_if_not, text))
     text = _NOBODY_THERE.sub(lambda m: f"{m['rest']}in {m['room']}", _MIND.sub(
@@ -406,21 +448,33 @@ def _before_a_remark(task: str, grounder: Grounder, graph: WorldGraph, domain: D
     rooms and has no word of the lexicon's verbs or states, of asking, keeping or exceptions, and no pronoun that
     could stand for a thing: a remark on why or when ("put the telly on, the match starts in five", "..., dinner's
     at six"). None otherwise."""
-    parts = re.split(r"(?<=[,.;!?])\s+", task.strip())
+    parts = re.split(r"(?<=[,.;!?])\s+|\s+[-\u2013\u2014]+\s+", _THANKS_AT_THE_END.sub("", task).strip())
     if len(parts) < 2:
         return None
     lexicon = grounder.lexicon
     said = tokens(parts[-1])
     verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.answers | lexicon.state_words | lexicon.goes
-    if len(said) < 2 or any(w in verbs | _KEEP_VERBS | _DONT | _EXCEPT | _ASKING_WORDS | _WISHES for w in said) or (
-            _IT | {"them", "that", "those", "this", "these", "one", "ones"}) & set(said):
+    own = bool(said) and said[0] in _OWN_LEADS  # "..., my hands are full", "..., I've got groceries to put away"
+    asking = [w for k, w in enumerate(said) if (w in (_KEEP_VERBS | _DONT | _EXCEPT | _ASKING_WORDS) and not (
+        own and w in _KEEP_VERBS and said[k + 1:k + 2] and said[k + 1].endswith("ing"))) or (  # "I keep banging"
+        not own and (w in _WISHES or (w in verbs and not (k and said[k - 1] in DETERMINERS))))]
+    if len(said) < 2 or asking or (_IT | {"them", "that", "those", "this", "these", "one", "ones"}) & set(said):
         return None
-    if any(not all(domain.is_subtype(graph.entity_type(n) or "", "person") or domain.is_subtype(
-            graph.entity_type(n) or "", "room") for n in m.candidates) for m in grounder.ground(parts[-1], graph)):
-        return None
+    asked_of = {n for m in grounder.ground(" ".join(parts[:-1]), graph) for n in m.candidates} if own else set()
+    if any(not (set(m.candidates) & asked_of or all(domain.is_subtype(graph.entity_type(n) or "", "person") or
+                                                       domain.is_subtype(graph.entity_type(n) or "", "room")
+                                                       for n in m.candidates))
+           for m in grounder.ground(parts[-1], graph)):
+        return None  # (a remark of the speaker's own may name what the request does: "..., I keep banging my shin
+        # on the door")
     return " ".join(parts[:-1]).rstrip(",;")
 
 
+_GOING = frozenset({"heading", "head", "going", "go", "went", "gone", "popping", "nipping", "getting", "off"})
+"""Words of going before "out" ("we're heading out"): a person going out, no light that is out."""
+_OWN_LEADS = frozenset({"i", "i've", "i'm", "im", "ive", "my", "we", "we're", "we've", "want", "wanna", "gonna",
+                        "need"})
+"""Words that open a remark on the speaker's own situation ("my hands are full", "want to show my friend")."""
 _ASKING_WORDS = frozenset({"please", "pls", "could", "can", "would", "will", "you", "u"})
 
 
@@ -430,13 +484,16 @@ def _after_the_reason(task: str, lexicon: Lexicon) -> str | None:
     far too bright in the living room, could you switch off the floor lamp?"): they ask for nothing, keep nothing
     and name no verb or state of the lexicon, and the last part has no pronoun that would stand for what they
     name. None otherwise."""
-    parts = [p.strip() for p in re.split(r"[,:;.!?]+(?:\s+|$)", task.strip()) if p.strip()]
+    parts = [p.strip() for p in re.split(r"[,:;.!?]+(?:\s+|$)|\s+[-\u2013\u2014]+\s+",
+                                         _THANKS_AT_THE_END.sub("", task).strip()) if p.strip()]
     if len(parts) < 2:
         return None
     last, before = parts[-1], [w for p in parts[:-1] for w in tokens(p)]
     verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.answers | lexicon.state_words | lexicon.goes
-    if any(w in verbs | _KEEP_VERBS | _DONT | _EXCEPT | _ASKING_WORDS | _WISHES for w in before):
-        return None
+    if any(w in _KEEP_VERBS | _DONT | _EXCEPT | _ASKING_WORDS | _WISHES or (
+            w in verbs and not (k and (before[k - 1] in DETERMINERS or (w == "out" and before[k - 1] in _GOING))))
+            for k, w in enumerate(before)):
+        return None  # ("my hands are full of groceries, ...": "hands" after "my" is no verb; "heading out")
     said = tokens(last)
     if _IT & set(said) or {"him", "her", "them", "there", "that", "those"} & set(said) or len(said) < 3:
         return None
@@ -453,8 +510,8 @@ _IF_SO = re.compile(r"^(?P<ask>\s*(?:did|is|are|has|was)\s+[^?]+\?+)\s*(?P<rest>
 def _if_so(found: re.Match) -> str:
     """"Did someone leave the bathroom tap running?? turn it off if so" -> "turn the bathroom tap off": the thing the
     question names is what "it" stands for; the condition needs no asking (it is off either way)."""
-    thing = re.search(r"\b(the\s+(?:[a-z]+\s+){0,3}?[a-z]+)\s+(?:still\s+)?(?:on|off|open|closed|shut|running|ringing|"
-                      r"dirty)\b", found["ask"], re.IGNORECASE)
+    thing = re.search(r"\b(the\s+(?:[a-z0-9]+\s+){0,3}?[a-z0-9]+)\s+(?:still\s+)?(?:on|off|open|closed|shut|running|"
+                      r"ringing|dirty)\b", found["ask"], re.IGNORECASE)
     if thing is None or not re.search(r"\bit\b", found["rest"]):
         return f"{found['ask']} {found['rest']}"
     return re.sub(r"\bit\b", thing.group(1), found["rest"], count=1)
@@ -499,9 +556,34 @@ def _which_room(words: list[str], mentions: Sequence[Mention], graph: WorldGraph
         at = next((i for i in range(m.start - 1, max(-1, m.start - 4), -1) if words[i] == "in"), None)
         if at is None or not (_OWNERS & set(words[at:m.start]) or words[m.start - 1] in ("the", "that")):
             continue
-        if any(o.end == at and o is not m for o in mentions):  # it says which thing ("the lights in my room"), not
-            return meaning.which(m, rooms, graph)  # where someone is ("Sarah, she's in the bathroom")
+        thing = next((o for o in mentions if o.end == at and o is not m), None)
+        rules = RuleSet.for_domain(domain)
+        if thing is not None and len([n for n in _as_said(thing, words, graph, domain)
+                                      if places_of(graph, rules, n) & set(rooms)]) == 1:
+            continue  # "the phone in the kitchen's ringing": of the phones in either kitchen, one rings
+        if thing is not None:  # it says which thing ("the lights in my room"), not where someone is ("Sarah, she's
+            return meaning.which(m, rooms, graph)  # in the bathroom")
     return None
+
+
+_BE_NOW = frozenset({"is", "'s", "are", "was", "still", "keeps", "been"})
+
+
+def _as_said(thing: Mention, words: list[str], graph: WorldGraph, domain: Domain) -> list[str]:
+    """The candidates of a mention in every state the request's words say is so of things of their kind ("the phone
+    ... ringing": the ringing ones); all of them when the words say no such state."""
+    lexicon = Lexicon.for_domain(domain)
+    out = list(thing.candidates)
+    for predicate, signs in lexicon.states.items():
+        said = {sign for sign, said_words in signs.items() if set(said_words) & set(words)}
+        if len(said) > 1:  # "the phone's ringing, can you answer it": what is so now is said after "is"
+            said = {sign for sign, said_words in signs.items() if any(
+                w in said_words and k > 0 and words[k - 1] in _BE_NOW for k, w in enumerate(words))}
+        if len(said) != 1 or not all(_fits(graph, domain, n, predicate) for n in out):
+            continue
+        sign = next(iter(said))
+        out = [n for n in out if graph.has_fact(Fact(predicate, (n,))) == sign]
+    return out
 
 
 def _read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *, speaker: str | None = None,
@@ -561,7 +643,7 @@ def _read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, 
     if not keeps and _complaint(task, words, mentions, stated, grounder.lexicon):
         stated = [Stated(s.fact, not s.true) for s in stated]  # before settling: the thing it is so of is meant
     stated, question = meaning.resolve(stated, _from_places(text, mentions, graph, rules), graph, domain,
-                                       rules, reading.settled, near=False)
+                                       rules, reading.settled, near=False, back=meaning.says_back(text))
     if question:
         return RequestReading(ASKED, question=question)
     if keeps:
@@ -761,7 +843,7 @@ def settle_goal(task: str, literals: Sequence[Literal], mentions: Sequence[Menti
     quantified = [lit for lit in literals if lit.quantified]
     ground = [Stated(Fact(lit.predicate, lit.args), not lit.negated) for lit in literals if not lit.quantified]
     stated, question = meaning.resolve(ground, _from_places(task, mentions, graph, rules), graph, domain, rules,
-                                       near=False)
+                                       near=False, back=meaning.says_back(task))
     if question:
         return RequestReading(ASKED, question=question)
     changes = any(s.is_change(graph) for s in stated) or not all(holds(lit, graph, domain) for lit in quantified)
@@ -847,6 +929,9 @@ class Keep:
 
     thing: str
     states: tuple[tuple[str, bool | None], ...] = ()
+    in_a_room: bool = False
+    """Kept as a thing of a room the request excepts ("all the lights off except bathroom 2"): only as to the state
+    predicates the goal uses."""
 
 
 def kept_things(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
@@ -871,7 +956,7 @@ def kept_things(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
         kind = ""
         if at is not None:
             kind, start = "except", at
-        elif _KEEP_VERBS & set(span) and not _dont_before_keep(span):
+        elif _KEEP_VERBS & set(span) and not _dont_before_keep(span) and not _a_habit(span):
             kind = "keep"
         elif _DONT & set(span):
             kind = "dont"
@@ -898,6 +983,12 @@ def kept_things(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
             continue  # "leave the frying pan" with three frying pans: which one is for the model or the person to
             # say; the clause stays, so that the plain reading does not go on without it
         for mention in located:
+            if kind == "except" and len(mention.candidates) == 1 and _is_kind(graph, domain, mention.candidates[0],
+                                                                                "room"):
+                room = mention.candidates[0]  # "lights off everywhere except bathroom 2": the room's things
+                keeps += [Keep(n, (), True) for n in sorted(graph.entities()) if n != room
+                          and room in places_of(graph, rules, n) and not _is_kind(graph, domain, n, "person")]
+                continue
             for name in mention.candidates:
                 states = tuple((p, (not sign) if kind == "dont" else sign) for p, sign in said.items()
                                if _fits(graph, domain, name, p))
@@ -944,6 +1035,12 @@ def _in_the_room_named(mention: Mention, mentions: Sequence[Mention], graph: Wor
         return mention
     there = tuple(n for n in mention.candidates if rooms & places_of(graph, rules, n))
     return replace(mention, candidates=there) if len(there) == 1 else mention
+
+
+def _a_habit(span: list[str]) -> bool:
+    """Whether the clause's word of keeping says what keeps happening ("I keep banging my shin on the door", "it
+    keeps getting left open"), not what to keep as it is."""
+    return any(w in _KEEP_VERBS and span[k + 1:k + 2] and span[k + 1].endswith("ing") for k, w in enumerate(span))
 
 
 def _dont_before_keep(span: list[str]) -> bool:
@@ -1006,6 +1103,10 @@ def apply_keeps(literals: Sequence[Literal], keeps: Sequence[Keep], graph: World
     added: list[Literal] = []
     for keep in keeps:
         states = dict(keep.states)
+        if not states and keep.in_a_room:
+            states = {p: None for p in used if _fits(graph, domain, keep.thing, p)}
+            if not states:
+                continue
         if not states:  # "as it is": the state predicates the goal uses on things of its kind, else all of its
             states = {p: None for p in used if _fits(graph, domain, keep.thing, p)} or {
                 p: None for p in domain.predicates if p in Lexicon.for_domain(domain).states

@@ -23,7 +23,8 @@ from l3mp.domain.triplets import Fact
 from l3mp.planning.goal import WILDCARD, Literal
 from l3mp.planning.impossible import DETERMINERS, LOCATED, Clause, clauses_of
 from l3mp.retrieval.grounding import Lexicon, Mention, places_of, tokens
-from l3mp.updates.meaning import signs_in
+from l3mp.updates.gate import placed
+from l3mp.updates.meaning import is_source, signs_in
 from l3mp.world.graph import WorldGraph
 
 _THING_PRONOUNS = frozenset({"it", "them", "that", "this", "one"})
@@ -91,6 +92,7 @@ def goal_problems(wording: Wording, graph: WorldGraph, domain: Domain, rules: Ru
             if not lit.negated and lit.predicate == "holding" and lit.args[:1] == (ROBOT,):
                 out.append(f"{lit.to_pddl()}: nobody asks for the robot's own hand; give the thing to the person "
                            "who is to have it (has <person> <thing>), or say where it is to go")
+        out += _where_it_is_now(wording, literals, graph, rules)
         said_all = bool(lexicon.all_words & set(wording.words))
         for lit in literals:
             for arg in lit.args:
@@ -114,6 +116,22 @@ def goal_problems(wording: Wording, graph: WorldGraph, domain: Domain, rules: Ru
                            "; add it for the thing the task names")
         return out
     return check
+
+
+def _where_it_is_now(wording: Wording, literals: Sequence[Literal], graph: WorldGraph, rules: RuleSet) -> list[str]:
+    """Literals of a goal that holds already which put a thing where the request says it is now or takes it from
+    ("fetch me the orange novel off the desk": not (on orange_novel desk)); the request asks for a change."""
+    if any(lit.quantified or graph.has_fact(Fact(lit.predicate, lit.args)) == lit.negated for lit in literals):
+        return []
+    out = []
+    for lit in literals:
+        where = placed(Fact(lit.predicate, lit.args), rules) if not lit.negated else None
+        mention = next((m for m in wording.mentions if where[1] in m.candidates), None) if where else None
+        if where and mention is not None and (mention.qualifies is not None or is_source(wording.words,
+                                                                                            mention.start)):
+            out.append(f"{lit.to_pddl()}: the task names {where[1]} as where {where[0]} is now or is taken from, not "
+                       "where it is to go; say what is to hold once the robot has done what the task asks")
+    return out
 
 
 _PLACE_KINDS = ("room", "receptacle")

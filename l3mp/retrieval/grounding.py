@@ -231,6 +231,17 @@ _ROOM_WHERE = re.compile(
 """"in the bathroom where the tap's running": which bathroom (`Grounder.respell`)."""
 
 
+_ROOM_ONE_IS_IN = re.compile(
+    r"\bthe\s+(?P<room>[a-z]+(?:\s+room)?)\s+(?:that\s+|where\s+)?(?P<who>[a-z]+)(?:['\u2019]s|\s+is|\s+was|\s+are)\s+"
+    r"(?:still\s+|now\s+|currently\s+|sitting\s+|staying\s+)?in\b(?!\s+(?:the|a|an|his|her|their|my|there|here)\b)",
+    re.IGNORECASE)
+""""the bathroom she's in now": the room that person is in (`Grounder._room_one_is_in`)."""
+_ONE_IS_IN_THE_ROOM = re.compile(
+    r"\b(?P<who>[A-Za-z]+)(?:['\u2019]s|\s+is)\s+(?:still\s+|now\s+|currently\s+)?(?:in|sitting\s+in|at)\s+the\s+"
+    r"(?P<room>[a-z]+(?:\s+room)?)\b(?!\s+\d)", re.IGNORECASE)
+""""Jessica's still in the bathroom": the bathroom she is in (not "went to the bathroom": a move says where to)."""
+_PERSON_WORDS = frozenset({"she", "he", "they"})
+
 _AFTER_A_NOUN = frozenset({"back", "through", "away", "over", "around", "round", "too", "again", "here", "there"})
 """Words that may follow a noun ("brought the wine through", "put the milk back"): a word of a label before them
 is the noun said, not a word describing one."""
@@ -290,6 +301,8 @@ class Grounder:
         said += whose
         text, door = sayings.read_doors(text, self._openable_words(graph))
         text, where = self._room_where(text, graph)
+        text, theirs = self._room_one_is_in(text, graph)
+        where += theirs
         text, carried = self._carried_to_a_room(text, graph)
         return text, respelt + said + door + where + carried
 
@@ -339,6 +352,36 @@ class Grounder:
         label = str(graph.entity_attrs(fitting[0]).get("label") or fitting[0].replace("_", " "))
         said_so = f"{found['to']} the {label}"
         return text[:found.start()] + said_so + text[found.end():], ((found[0], said_so),)
+
+    def _room_one_is_in(self, text: str, graph: WorldGraph) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """"the shelf in the bathroom she's in now", "Jessica's still in the bathroom": of the rooms the words fit,
+        the one the person is in (a pronoun: the one person the text names), said by its label; as it is when the
+        person or the room is not known so."""
+        if not (self._domain.has_type("room") and self._domain.has_type("person")):
+            return text, ()
+        people = {" ".join(tokens(str(graph.entity_attrs(n).get("label") or n))): n for n in graph.entities()
+                  if self._domain.is_subtype(graph.entity_type(n) or "", "person")}
+        named = [n for lab, n in people.items() if re.search(rf"\b{re.escape(lab)}\b", text, re.IGNORECASE)]
+        changed: list[tuple[str, str]] = []
+
+        def said(m: re.Match) -> str:
+            who = m["who"].lower()
+            person = people.get(who) or (named[0] if who in _PERSON_WORDS and len(named) == 1 else None)
+            words = set(tokens(m["room"])) - STOPWORDS
+            rooms = [r for r in graph.entities() if self._domain.is_subtype(graph.entity_type(r) or "", "room")
+                     and words <= set(tokens(str(graph.entity_attrs(r).get("label") or r.replace("_", " "))))]
+            if person is None or len(rooms) < 2:
+                return m[0]
+            there = [r for r in rooms if graph.has_fact(Fact("in_room", (person, r)))]
+            if len(there) != 1:
+                return m[0]
+            label = str(graph.entity_attrs(there[0]).get("label") or there[0].replace("_", " "))
+            new = m[0].replace(m["room"], label, 1)
+            changed.append((m[0], new))
+            return new
+
+        text = _ROOM_ONE_IS_IN.sub(said, text)
+        return _ONE_IS_IN_THE_ROOM.sub(said, text), tuple(changed)
 
     def _openable_words(self, graph: WorldGraph) -> frozenset[str]:
         """Words that name a thing with a door in this home ("fridge", "dishwasher", "pantry"): the lexicon's words

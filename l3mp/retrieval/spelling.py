@@ -12,8 +12,10 @@ the home when it is exactly one edit away from that word and from no other, and 
   "switching"), a stop word, or a real word the lexicon lists as near a known one (`Lexicon.not_misspelt`:
   "beside" is not "bedside") is never changed;
 - the edit is a letter left out ("kichen"), two neighbours swapped ("kicthen") or a letter doubled ("kittchen");
-  two known words one edit away leave the word as it is. A changed or an added letter is not read as a typo: too
-  many real words are one such edit from a word of the home ("could" and "cold", "flight" and "light").
+  two known words one edit away leave the word as it is; a doubled letter left out before "-ed" or "-ing"
+  ("grabed") is read as the known word ("grabbed") even though "grab" with an ending would fit too. A changed or
+  an added letter is not read as a typo: too many real words are one such edit from a word of the home ("could"
+  and "cold", "flight" and "light").
 
 What was changed is returned, so that a result can say how it read the text. Digits and punctuation are kept; a
 word written with a capital keeps it.
@@ -59,7 +61,12 @@ def respell(text: str, known: Iterable[str], keep: Iterable[str] = ()) -> tuple[
 
 
 def _respelt(word: str, known: set[str], keep: set[str]) -> str | None:
-    if len(word) < MIN_SWAP_LENGTH or word in known or word in keep or _inflected(word, known):
+    if len(word) < MIN_SWAP_LENGTH or word in known or word in keep:
+        return None
+    doubled = {word[:i] + word[i] + word[i:] for i in range(1, len(word))} & known
+    if len(doubled) == 1 and word.endswith(("ed", "ing")):  # "grabed": grabbed (not an ending on "grab")
+        return next(iter(doubled))
+    if _inflected(word, known):
         return None
     near = (_typos_of(word) if len(word) >= MIN_LENGTH else _swaps_of(word)) & known
     return next(iter(near)) if len(near) == 1 else None

@@ -62,9 +62,18 @@ _ADDRESSED = re.compile(r"[,;]?\s*\b(?:and|but|so)?\s*(?=\b(?:you|robot)\s+(?:sh
 _TOLD = re.compile(
     r"^\s*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)?(?:remember|note|make a note|keep in mind|"
     r"write down|record)\s*[:,]?\s+(?:that\s+)?(?=\w)|"
-    r"^\s*(?:just\s+)?(?:so\s+you\s+know|fyi|for your information)\s*[,:]?\s*",
+    r"^\s*(?:just\s+)?(?:so\s+you\s+know|fyi|for your information)\s*[,:]?\s*|"
+    r"^\s*(?:(?:hey|oh|so|btw)\s*,?\s+)?(?:did|have)\s+you\s+(?:notice|noticed|see|seen|hear|heard)\s+(?:that\s+)?(?=\w)",
     re.IGNORECASE)
-"""A report framed as something to remember ("Could you remember that Tom put the mug away?"): it tells."""
+"""A report framed as something to remember ("Could you remember that Tom put the mug away?") or to notice ("Did
+you notice Michael stuck the magazine on the bookshelf?"): it tells."""
+_ASIDES = frozenset({"no idea why", "no idea", "typical", "weird", "honestly", "classic", "as usual", "again", "lol",
+                     "go figure", "whatever", "thanks", "thank you", "cheers", "ta", "just so you know", "fyi",
+                     "ugh", "sigh", "great", "brilliant", "nice", "so annoying", "annoying", "unbelievable"})
+"""Sentences that only remark on the report ("No idea why."): left out of it."""
+_OPENERS = frozenset({"hey", "oh", "ok", "okay", "so", "um", "uh", "er", "erm", "well", "hmm", "btw", "hi", "also",
+                      "and", "but", "quick", "question", "robot"})
+"""Words a question may open with before its question word ("hey did Michael take the white phone?")."""
 
 
 @dataclass(frozen=True)
@@ -95,12 +104,15 @@ def report_part(text: str) -> tuple[str, tuple[str, ...]]:
             continue
         if told and not _INSTRUCTION.search(sentence):
             sentence = sentence[told.end():].rstrip("?").strip() or sentence
+        if " ".join(tokens(sentence)) in _ASIDES:
+            continue  # "No idea why.": a remark on the report, nothing of the home
         if _INSTRUCTION.search(sentence):
             dropped.append(sentence.strip())
         else:
             (questions if is_question(sentence) else kept).append(sentence.strip())
     if not kept:
         return " ".join(questions), tuple(dropped)
+    kept = [k if k[-1:] in ".!?" or i == len(kept) - 1 else k + "." for i, k in enumerate(kept)]
     return " ".join(kept), tuple(dropped + questions)
 
 
@@ -120,7 +132,8 @@ _EATEN_FROM = re.compile(
 
 
 _EATS_FROM_A_PACK = re.compile(
-    r"\b(?:eating|snacking|munching|nibbling|drinking|sipping)\s+(?:(?:some|a\s+few|a\s+bit)\s+)?(?:[a-z]+\s+)?"
+    r"\b(?:eating|snacking|munching|nibbling|drinking|sipping|swigging|guzzling|chugging|slurping|gulping)\s+"
+    r"(?:(?:some|a\s+few|a\s+bit)\s+)?(?:[a-z]+\s+)?"
     r"(?:straight\s+)?(?:from|out\s+of)\s+(?P<what>(?:the|a|an|his|her|their|my|our)\s+(?:[a-z]+\s+){0,2}"
     r"(?:box|bag|jar|packet|pack|tub|carton|tin|can|bottle|tube))\b", re.IGNORECASE)
 """"snacking from the cracker box", "eating cookies out of the cookie jar": eating the box (a pack of food or drink
@@ -214,11 +227,18 @@ _IS_STATE = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:not|no|now|still|just|already
 
 
 def relative_places(text: str) -> str:
-    """"the bag of chips that was on the kitchen island" -> "the bag of chips on the kitchen island": a relative
-    clause that only says where a thing is, said as a qualifier; "the light is on in bedroom 2" -> "the light in
-    bedroom 2 is on"."""
-    return _STATE_THEN_ROOM.sub(lambda m: f"{m['what']} {m['room']} {m['be']} {m['state']}",
-                                _RELATIVE_PLACE.sub(" ", text))
+    """"the bag of chips that was on the kitchen island" -> "the bag of chips on the kitchen island", "the cup I left
+    on the dresser" -> "the cup on the dresser": a relative clause that only says where a thing is, said as a
+    qualifier; "the light is on in bedroom 2" -> "the light in bedroom 2 is on"."""
+    text = _LEFT_WHERE.sub(lambda m: f"{m['what']} ", _RELATIVE_PLACE.sub(" ", text))
+    return _STATE_THEN_ROOM.sub(lambda m: f"{m['what']} {m['room']} {m['be']} {m['state']}", text)
+
+
+_LEFT_WHERE = re.compile(
+    r"\b(?P<what>(?:the|my|his|her|our|their)\s+(?:[a-z]+\s+){0,2}?[a-z]+)\s+(?:that\s+|which\s+)?"
+    r"(?:i|he|she|they|we|you)\s+(?:left|put|dropped|stuck|had\s+left)\s+"
+    r"(?=(?:on|in|inside|at)\s+(?:the|his|her|their|my|our)\b)", re.IGNORECASE)
+""""the cup I left on the dresser": the cup on the dresser (who left it there says which cup, not a change)."""
 
 
 _STATE_THEN_ROOM = re.compile(
@@ -233,17 +253,24 @@ def contracted(text: str) -> str:
     "it's been washed" -> "it has been washed", "the phone's stopped ringing" -> "the phone has stopped ringing"),
     so that the word after it is not read as a thing she owns; "hand-washed" is washed; a state said with "not"
     said as the opposite state (`unnegated`); what a change is for ("so it doesn't go off", `_SO_THAT`) left out."""
-    text = unnegated(_SO_THAT.sub("", text))
+    text = _GOT_IT_ON.sub(lambda m: f"turned {m['what']} {m['sign']}", text)
+    text = _TO_BED.sub(lambda m: f"{m['went']} to the bedroom", _NO_APOSTROPHE.sub(lambda m: f"{m[1]}n't", text))
+    text = unnegated(_SO_THAT.sub("", _IT_WAS_DARK.sub("", _LEFT_SO_BEFORE.sub("", text))))
     text = _TAKEN_OUT.sub(lambda m: f"{m['verb']} {m['what']}", _POPPED_TO.sub("went ", text))
     text = _A_SLICE_OF.sub("the ", _IN_THE_DARK.sub("", text))
     text = _PHONE_GOING_OFF.sub(lambda m: f"{m['phone']} {'rang' if m['went'] else 'is ringing'}", text)
     if _PHONE_WORD.search(text) and not _LIGHT_WORD.search(text):  # "the gold phone in bedroom 2 is going off"
         text = _GOING_OFF.sub(lambda m: f"{m['be'] or ''}{'rang' if m['went'] else 'ringing'}", text)
+    called = _WHO_CALLED.search(text)
+    if called and _PHONE_WORD.search(text):  # "Michael picked up the silver smartphone, it was his mum calling"
+        text = text[:called.start()] + text[called.end():]
+        if not re.search(r"\banswer", text, re.IGNORECASE):
+            text = _PICKED_UP_THE.sub("answered ", text, count=1)
     if _PHONE_WORD.search(text):  # "the cordless rang and Jessica ran in and picked up": answered it
         text = _PICKED_UP_ALONE.sub("answered it", text)
     text = _RAN_IN.sub(lambda m: f"{m['verb']} in there", _AT_ONCE.sub("", text))
     text = _GAVE_A_SCRUB.sub(lambda m: f"washed {m['what']}", text)
-    text = _KNOCKED_BACK.sub("drank", _REFLEXIVE.sub(lambda m: m["verb"], text))
+    text = _KNOCKED_BACK.sub("drank", _REFLEXIVE.sub(lambda m: m["verb"], _TUCKING_INTO.sub("eating", text)))
     text = _PULLED_OFF.sub(lambda m: f"took {m['what']} {m['off']}", text)
     text = _NOBODY_BOTHERED.sub(lambda m: f"{m['what']} is still {_left_so(m['verb'])}", text)
     text = _WHERE_STATE.sub(lambda m: f"{m['room']}, {m['what']} {m['room']} is {m['state']}", text)
@@ -251,6 +278,34 @@ def contracted(text: str) -> str:
     return _IS_DOING.sub(" is ", _IS_STATE.sub(" is ", _HAS_BEEN.sub(" has ", text)))
 
 
+_NO_APOSTROPHE = re.compile(r"\b(did|does|do|is|was|were|are|has|have|had|could|would|should|ca|wo)nt\b", re.IGNORECASE)
+""""didnt clean it", "isnt on": the negation typed without its apostrophe."""
+_GOT_IT_ON = re.compile(r"\b(?:got|gets|getting)\s+(?P<what>(?:the|his|her|their|my|our)\s+"
+                        r"(?:(?!(?:and|then|but|out|from|off)\b)[a-z0-9]+\s+){0,4}?[a-z0-9]+)\s+"
+                        r"(?P<sign>on|off|open|shut|closed|running)\b(?!\s+(?:the|a|an|his|her|my)\b)",
+                        re.IGNORECASE)
+""""Finally got the living room light on": turned it on (not got: took)."""
+_WHO_CALLED = re.compile(
+    r"\s*[,;]\s*(?:and\s+)?it\s+(?:was|['\u2019]s|is)\s+(?:his|her|their|my|your|our|the|just|only|probably)\s+"
+    r"[a-z]+(?:\s+[a-z]+)?(?:\s+(?:calling|ringing|on\s+the\s+(?:phone|line)))?\s*(?=$|[.!?])", re.IGNORECASE)
+""""..., it was his mum calling": who was on a phone picked up: it was answered."""
+_PICKED_UP_THE = re.compile(r"\b(?:picked\s+up|grabbed|took)\s+(?=(?:the|his|her|their|my|our)\s+(?:[a-z]+\s+){0,3}?"
+                            r"(?:phone|smartphone|cellphone|mobile|cordless|landline|handset)\b)", re.IGNORECASE)
+_TO_BED = re.compile(
+    r"\b(?P<went>went|gone|headed|wandered|stumbled|crawled)\s+(?:off\s+|up\s+|upstairs\s+)*to\s+bed\b"
+    r"(?!\s+(?:in|at)\b)", re.IGNORECASE)
+""""went off to bed": to the bedroom (which one, if the home has several, is settled or asked as for any room)."""
+_LEFT_SO_BEFORE = re.compile(
+    r"[,;:]\s*(?:(?:and\s+|but\s+)?(?:someone|somebody|some\s+one|they|whoever|people|somebody\s+else|someone\s+else)"
+    r"\s+(?:had\s+|has\s+|'d\s+|keeps\s+|kept\s+)?(?:left|leaving|leave)|(?:it|they)\s+(?:was|were|keeps\s+getting|"
+    r"kept\s+getting|had\s+been|'d\s+been)\s+left)\s+(?:it\s+|them\s+)?(?:wide\s+|half\s+)?"
+    r"(?:open|on|running|out)(?:\s+(?:again|all\s+night|all\s+day|as\s+usual|overnight))?\s*(?=$|[.!?])",
+    re.IGNORECASE)
+""""I shut the fridge in kitchen 1, someone left it wide open AGAIN": how it was before the change, not a change."""
+_IT_WAS_DARK = re.compile(
+    r"[,;:]\s*(?:and\s+|because\s+|as\s+|since\s+)?it\s+(?:was|'d\s+been|had\s+been)\s+(?:pitch\s+|so\s+|too\s+|really\s+|"
+    r"completely\s+|way\s+too\s+)?(?:black|dark|gloomy)(?:\s+in\s+(?:there|here))?\s*(?=$|[.!?])", re.IGNORECASE)
+""""Finally got the living room light on, it was pitch black in there": how it was before, not a light put out."""
 _POPPED_TO = re.compile(r"\b(?:popped|pops|pop|popping)\s+(?:out\s+|over\s+|round\s+|down\s+|up\s+|back\s+)?"
                         r"(?=(?:to|into|in)\b)", re.IGNORECASE)
 """"David popped to the bathroom": went there ("popped the pear in the fridge" is a move: a thing follows)."""
@@ -266,6 +321,8 @@ _GOING_OFF = re.compile(r"(?P<be>\b(?:is|was)\s+|['\u2019]s\s+)?(?:started\s+)?(
 _KNOCKED_BACK = re.compile(r"\b(?:knocked|knocks|knocking)\s+back\b|\b(?:downed|necked|guzzled|chugged|swigged)\b",
                            re.IGNORECASE)
 """"knocked back the energy drink": drank it."""
+_TUCKING_INTO = re.compile(r"\b(?:polishing|tucking|digging|wolfing)\s+(?:off|into|in\s+to|down)\b", re.IGNORECASE)
+""""Sarah's polishing off the leftover pizza", "tucking into the cake": eating it (she has it now)."""
 _REFLEXIVE = re.compile(r"\b(?P<verb>got|get|gets|made|make|makes|poured|grabbed|fetched|took|helped)\s+"
                         r"(?:him|her|them|my|your|our)sel(?:f|ves)\b(?=\s+(?:a|an|the|some|to)\b)", re.IGNORECASE)
 """"got himself a soda from the fridge": got a soda (the one it is for is the one who got it)."""
@@ -323,7 +380,9 @@ def unnegated(text: str) -> str:
 
 def _left_so(verb: str) -> str:
     """The state a thing is left in when someone did not do `verb` to it: not closing leaves it open, not turning
-    off leaves it on."""
+    off leaves it on, not washing leaves it dirty."""
+    if verb.lower().startswith(("clean", "wash", "rins")):
+        return "dirty"
     return "open" if verb.lower().startswith(("clos", "shut")) else "on"
 
 
@@ -340,8 +399,9 @@ _THING = r"(?:(?:the|his|her|their|my|our)\s+(?:[a-z]+\s+){0,3}?[a-z]+|it|them)"
 _LEFT_UNDONE = re.compile(
     r"\b(?:didn['\u2019]t|did\s+not|never)\s+(?:bother\s+(?:to\s+)?|even\s+)?"
     r"(?P<verb>closing|close|closed|shutting|shut|turning\s+off|turn\s+off|turned\s+off|switching\s+off|switch\s+off|"
-    r"switched\s+off)\s+(?P<what>" + _THING + r")(?=\s*(?:$|[,.;!?]|and\b|but\b|so\b|either\b|after\b|again\b))"
-    r"|\bforgot\s+to\s+(?P<verb2>close|shut|turn\s+off|switch\s+off)\s+(?P<what2>" + _THING + r")"
+    r"switched\s+off|cleaning|clean|cleaned|washing|wash|washed|rinsing|rinse|rinsed)\s+(?P<what>" + _THING +
+    r")(?=\s*(?:$|[,.;!?]|and\b|but\b|so\b|either\b|after\b|again\b|up\b|afterwards\b))"
+    r"|\bforgot\s+to\s+(?P<verb2>close|shut|turn\s+off|switch\s+off|clean|wash|rinse)\s+(?P<what2>" + _THING + r")"
     r"(?=\s*(?:$|[,.;!?]|and\b|but\b|so\b|again\b))", re.IGNORECASE)
 _LEFT_UNDONE_AFTER = re.compile(
     r"\b(?:didn['\u2019]t|did\s+not|never)\s+(?:bother\s+(?:to\s+)?|even\s+)?(?:turning|turn|turned|switching|switch|switched)"
@@ -432,7 +492,30 @@ def is_question(text: str) -> bool:
     if told and text[told.end():].strip():
         text = text[told.end():]  # "Could you remember that ...": what follows decides
     words = tokens(text)
+    while len(words) > 1 and words[0] in _OPENERS:
+        words = words[1:]
     return bool(words) and words[0] in _QUESTION_WORDS
+
+
+def it_asked_about(report: str, question: str, mentions: Sequence[Mention], graph: WorldGraph,
+                   domain: Domain) -> str | None:
+    """The report with its one "it" said as the one thing a question set aside names (`mentions`: the question's),
+    with the room that locates it ("why is the pendant light in kitchen 2 always on?? I've switched it off anyway"
+    -> "I've switched the pendant light in kitchen 2 off anyway"); None unless the question names exactly one thing
+    (no person) and the report says "it" once and no other pronoun for things."""
+    said = tokens(report)
+    if said.count("it") != 1 or {"them", "they", "that", "this", "one"} & set(said):
+        return None
+    if any(_is_a(graph, domain, n, frozenset({"person"})) for m in mentions for n in m.candidates):
+        return None
+    things = [k for k, m in enumerate(mentions) if m.qualifies is None and m.candidates and not all(
+        _is_a(graph, domain, n, frozenset({"room"})) for n in m.candidates)]
+    if len(things) != 1:
+        return None
+    thing = mentions[things[0]]
+    end = max([thing.end, *(m.end for m in mentions if m.qualifies == things[0])])
+    words = tokens(question)
+    return re.sub(r"\bit\b", "the " + " ".join(words[thing.start:end]), report, count=1, flags=re.IGNORECASE)
 
 
 _NEW_THING = frozenset({"new", "another"})
@@ -481,7 +564,7 @@ def allowed_entities(mentions: Sequence[Mention], graph: WorldGraph, text: str) 
 
 
 def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
-            rules: RuleSet, settled: frozenset[str] = frozenset(), *, near: bool = True,
+            rules: RuleSet, settled: frozenset[str] = frozenset(), *, near: bool = True, back: bool = False,
             ) -> tuple[list[Stated], str | None]:
     """Settle each ambiguous mention the answer uses: the candidate for which the most of the literals that name it
     are real changes (the state tells alike things apart: only the lamp that is on can be switched off); among
@@ -489,7 +572,9 @@ def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph
 
     Arguments in `settled` were told apart already (by the text's reading) and stay. Without `near`, alike things
     the state cannot tell apart are asked about (a request: "put the soup can on the counter" with two soup cans);
-    alike items (what people carry about) always are: nearness settles only places and fixtures.
+    alike items (what people carry about) always are: nearness settles only places and fixtures. With `back` (the
+    words say "back": "put the butter back in the fridge"), the one the memory recalls it held of before settles it
+    (the fridge the butter was taken from).
 
     Returns the literals with those arguments settled and, when the state cannot tell alike entities apart,
     the question to ask instead (the literals are then not to be applied)."""
@@ -510,6 +595,8 @@ def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph
         if best <= 0:
             continue
         viable = sorted(c for c, s in scores.items() if s == best)
+        if len(viable) > 1 and back:
+            viable = _as_before(viable, out, uses, graph) or viable
         if len(viable) > 1 and near and not all(_is_a(graph, domain, c, _THINGS) for c in viable):
             viable = _near_the_rest(viable, out, mention, pending, graph, rules) or viable
         if len(viable) > 1 and near:
@@ -540,6 +627,28 @@ def _widen_said_states(stated: list[Stated], mentions: Sequence[Mention], graph:
             out = [Stated(Fact(s.fact.predicate, tuple(options[0] if a == arg else a for a in s.fact.args)), s.true)
                    for s in out]
     return out, None
+
+
+BACK_WORDS = frozenset({"back", "return", "returned", "returns", "returning"})
+"""Words of putting a thing back where it was (`WorldGraph.former_facts` recalls where)."""
+
+
+def says_back(text: str) -> bool:
+    """Whether the words put something back as it was ("put the butter back", "returned the book"): the memory of
+    what held before may then tell alike things apart (`resolve`'s `back`)."""
+    return not BACK_WORDS.isdisjoint(tokens(text))
+
+
+def _as_before(viable: list[str], stated: list[Stated], uses: list[tuple[int, int]], graph: WorldGraph) -> list[str]:
+    """Of alike things, the one with which a literal that is to hold now held before (`WorldGraph.former_facts`:
+    "put the butter back in the fridge": the fridge it was in), when exactly one is."""
+    before = []
+    for option in viable:
+        trial = _substitute(stated, uses, option)
+        facts = {trial[i].fact for i, _ in uses if trial[i].true}
+        if any(fact in graph.former_facts(arg) for fact in facts for arg in fact.args):
+            before.append(option)
+    return before if len(before) == 1 else []
 
 
 def _held_by_one_named(viable: list[str], mentions: Sequence[Mention], graph: WorldGraph, domain: Domain) -> list[str]:

@@ -26,6 +26,7 @@ from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
 from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, pauses, places_of, tokens, unexplained_at
 from l3mp.updates.meaning import (
+    BACK_WORDS,
     PICK_WORDS,
     Stated,
     clauses,
@@ -203,6 +204,10 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
 
 
 _NOBODY = frozenset({"nobody", "noone"})
+_CALLERS = frozenset({"his", "her", "their", "my", "your", "our", "the", "a", "an", "just", "only", "probably",
+                      "some", "someone", "somebody"})
+"""Words that open who a call was from after "it was" ("it was his mum", "it was only the dentist")."""
+_CALLING = frozenset({"calling", "ringing", "rang", "call"})
 _SAYS = frozenset({"says", "said", "reckons", "thinks", "reckoned", "thought", "claims", "reckon"})
 _HOPES = frozenset({"hope", "hopefully", "wonder", "guess", "bet"})
 
@@ -214,6 +219,18 @@ def _remark(part: list[str], verbs: frozenset[str]) -> bool:
     opened by an -ing word ("..., planning the holiday apparently", "..., chatting away now") with no verb or state
     word of the lexicon and no "it" or "them"."""
     words = [w for w in part if w not in ("and", "but", "so")]
+    if words[:2] in (["it", "was"], ["it", "'s"], ["it", "is"]) and len(words) > 2 and words[2] in _CALLERS and not (
+            set(words) & verbs - _CALLING):  # "..., it was his mum calling": who rang, not what is so
+        return True
+    if len(words) > 2 and words[0] in _PERSON_PRONOUNS and (
+            (words[1:3] in (["'s", "got"], ["has", "got"]) and words[3:4] in (["a"], ["an"]))
+            or (words[1] in ("has", "got") and words[2] in ("a", "an"))  # "..., she's got a migraine"
+            or words[1] in ("never", "always")  # "..., he never finishes it"
+            or (words[1] in ("'s", "is") and words[2].endswith("ing") and words[2] not in verbs)):  # "she's talking
+        return True  # to someone"
+    if words[:1] in (["somebody"], ["someone"]) and words[1:2] in (["got"], ["answered"], ["picked"]) and (
+            words[2:3] == ["it"]):  # "phone's stopped ringing, somebody got it": who, not what changed
+        return True
     if len(words) < 2 or (_THING_PRONOUNS & set(words) and words[0] not in _SAYS | _HOPES | {"i", "no"}):
         return False
     if (words[0] in _PERSON_PRONOUNS and words[1] in _SAYS) or words[0] in _SAYS | _HOPES or (
@@ -846,7 +863,7 @@ class _Reader:
             held = [n for n in options if self.graph.has_fact(Fact("has", (giver.mention.candidates[0], n)))]
             options = held if len(held) == 1 else options
             self.settled.update(held if len(held) == 1 else ())
-        place = self._nearest(where, options[0])
+        place = self._nearest(where, options[0], options)
         for rule in self.rules.rules:
             if rule.max != 1 or not rule.min:
                 continue
@@ -859,12 +876,19 @@ class _Reader:
                 return True
         return False
 
-    def _nearest(self, where: _Thing, thing: str) -> str:
+    def _nearest(self, where: _Thing, thing: str, options: Sequence[str] = ()) -> str:
         """The place meant by words that fit several places ("the sink"): the one sharing a room with the thing,
         when the text says nothing more and exactly one does."""
         mention = where.mention
         if len(mention.broader) < 2 or any(m.qualifies == self.mentions.index(mention) for m in self.mentions):
             return mention.candidates[0]
+        if not BACK_WORDS.isdisjoint(self.words):  # "put the ham back in the fridge": the fridge it was in (of
+            # alike things, the one any of them was in)
+            was = [n for n in mention.broader if any(n in f.args for o in (*options, thing)
+                                                     for f in self.graph.former_facts(o))]
+            if len(was) == 1:
+                self.settled.add(was[0])
+                return was[0]
         rooms = places_of(self.graph, self.rules, thing)
         near = [n for n in mention.broader if places_of(self.graph, self.rules, n) & rooms]
         if len(near) != 1:

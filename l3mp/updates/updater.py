@@ -183,6 +183,11 @@ class _Run:
                                              "nothing recorded")
             if meaning.is_question(self.report):
                 return self.result(DECLINED, "this is a question, not a report of a change; nothing recorded")
+            asked = [s for s in self.set_aside if meaning.is_question(s)]
+            if asked and self.report:  # "why is the pendant light always on?? I've switched it off anyway"
+                said = meaning.it_asked_about(self.report, asked[-1], u.grounder.ground(asked[-1], self.graph),
+                                              self.graph, u.world.domain)
+                self.report = said or self.report
             self.report = meaning.eaten_from(meaning.contracted(self.report))
             if u.read_text:
                 early = self.read_first()
@@ -370,7 +375,7 @@ class _Run:
                                             u.world.verifier.rules, self.graph, u.world.domain)
             self.mended += mended
             stated, question = meaning.resolve(stated, self.mentions, self.graph, u.world.domain,
-                                               u.world.verifier.rules, settled)
+                                               u.world.verifier.rules, settled, back=meaning.says_back(self.report))
             question = question or meaning.several_for_one(stated, self.mentions, self.graph)
         if question:
             record(None, [question])

@@ -20,6 +20,8 @@ from l3mp.errors import FormatError
 
 GRAPH_FORMAT = "l3mp.graph/1"
 ENTITY_ATTRS = frozenset({"type", "label", "description", "since"})
+FORMER_KEPT = 16
+"""How many facts that stopped holding are recalled per entity (`WorldGraph.former_facts`)."""
 
 
 class WorldGraph:
@@ -30,6 +32,7 @@ class WorldGraph:
         self._facts: dict[Fact, int] = {}
         self._by_entity: dict[str, set[Fact]] = {}
         self._by_predicate: dict[str, set[Fact]] = {}
+        self._former: dict[str, list[tuple[Fact, int]]] = {}
 
     # ---- entities -------------------------------------------------------------------
     def add_entity(self, name: str, type_: str, *, since: int = 0, **attrs: str) -> None:
@@ -123,6 +126,32 @@ class WorldGraph:
     def has_fact(self, fact: Fact) -> bool:
         return fact in self._facts
 
+    # ---- what held before -------------------------------------------------------------
+    def note_former(self, fact: Fact, seq: int) -> None:
+        """Recall that change record `seq` made `fact` false (kept for each of its arguments, the newest
+        `FORMER_KEPT`). A change record does this for every fact it removes (`l3mp.world.history.apply_record`)."""
+        for arg in dict.fromkeys(fact.args):
+            kept = self._former.setdefault(arg, [])
+            kept.append((fact, seq))
+            if len(kept) > FORMER_KEPT:
+                del kept[0]
+
+    def forget_former(self, seq: int) -> None:
+        """Forget what change record `seq` made false (the record was undone: journaling it failed)."""
+        for name in list(self._former):
+            kept = [(fact, at) for fact, at in self._former[name] if at != seq]
+            if kept:
+                self._former[name] = kept
+            else:
+                del self._former[name]
+
+    def former_facts(self, entity: str, *, predicate: str | None = None) -> list[Fact]:
+        """Facts about `entity` that held once and were made false by a change record, newest first ("put the
+        butter back": where the butter was). Recalled from the records applied or replayed into this graph (after
+        a restart: those since the last snapshot); a snapshot keeps only what holds now."""
+        return [fact for fact, _ in reversed(self._former.get(entity, ()))
+                if predicate is None or fact.predicate == predicate]
+
     def fact_since(self, fact: Fact) -> int | None:
         """Number of the change record that made `fact` true (0: loaded without history)."""
         return self._facts.get(fact)
@@ -199,6 +228,7 @@ class WorldGraph:
             other.add_entity(name, attrs.pop("type"), **attrs)
         for fact, since in self._facts.items():
             other.add_fact(fact, since=since)
+        other._former = {name: list(kept) for name, kept in self._former.items()}
         return other
 
     def __eq__(self, other: object) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from itertools import chain
@@ -32,6 +33,7 @@ def apply_record(graph: WorldGraph, record: ChangeRecord) -> None:
     delta = record.delta
     for fact in delta.remove:
         graph.remove_fact(fact)
+        graph.note_former(fact, record.seq)
     for name in delta.remove_entities:
         if graph.has_entity(name):
             graph.remove_entity(name, cascade=True)
@@ -105,6 +107,9 @@ def _key(triplet: list) -> tuple[str, tuple[str, ...]]:
 
 
 _Entity = tuple[str, dict[str, Any], int]  # type, attributes, since
+FORMER_REPLAYED = 50_000
+"""How many of the last removals a replay recalls (`WorldGraph.former_facts`): memory stays bounded however long the
+journal is."""
 
 
 class _NetEffect:
@@ -121,13 +126,16 @@ class _NetEffect:
         self.facts: dict[tuple, int | None] = {}  # touched fact -> seq that added it, None if removed
         self.entities: dict[str, _Entity | None] = {}  # touched entity -> state, None if removed
         self.removed_at: dict[str, int] = {}  # entity -> seq of its last removal
+        self.former: deque[tuple[tuple, int]] = deque(maxlen=FORMER_REPLAYED)  # (fact, seq) of the last removals
 
     def add_record(self, data: dict) -> None:
         seq, delta = data["seq"], data["delta"]
         facts = self.facts
         if "remove" in delta:
             for triplet in delta["remove"]:
-                facts[_key(triplet)] = None
+                key = _key(triplet)
+                facts[key] = None
+                self.former.append((key, seq))
         if "remove_entities" in delta:
             for name in delta["remove_entities"]:
                 self.remove_entity(name, seq)
@@ -185,6 +193,8 @@ class _NetEffect:
         for fact, since in changed.items():
             if since is not None:
                 graph.add_fact(fact, since=since)
+        for key, seq in self.former:
+            graph.note_former(Fact(*key), seq)
 
 
 class History:

@@ -391,3 +391,4 @@ def _undo(graph: WorldGraph, record: ChangeRecord, prior: _Prior) -> None:
         graph.add_entity(name, attrs.pop("type"), **attrs)
     for fact in delta.remove:
         graph.add_fact(fact, since=prior.since[fact])
+    graph.forget_former(record.seq)

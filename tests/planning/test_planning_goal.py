@@ -15,7 +15,7 @@ from l3mp.domain.triplets import Fact
 from l3mp.errors import DomainError, ProblemError
 from l3mp.llm.client import ChatLLM
 from l3mp.llm.types import TokenLedger
-from l3mp.planning.goal import GoalGenerator, goal_example_text, parse_goal, same_goal
+from l3mp.planning.goal import GoalGenerator, goal_example_text, parse_goal, same_goal, same_in_the_home
 from l3mp.planning.pipeline import TaskPlanner
 from l3mp.retrieval import FullRetriever
 from l3mp.world.graph import WorldGraph
@@ -145,6 +145,19 @@ def test_same_goal_ignores_conjunct_order_nesting_and_variable_names_but_not_con
     assert not same_goal(domain, graph, ALL_OFF, "(forall (?l - light) (not (light_on ?l)))")
     with pytest.raises(ProblemError, match="unknown object 'lamp9'"):
         same_goal(domain, graph, "(light_on lamp9)", "(on book1 shelf1)")
+
+
+def test_same_in_the_home_spells_a_one_variable_forall_out_over_the_homes_things():
+    graph, domain = house_model().graph, household()
+    named = "(and (not (light_on lamp1)) (not (light_on lamp2)) (not (faucet_on faucet1)))"
+    assert same_in_the_home(domain, graph, ALL_OFF, named)
+    assert not same_goal(domain, graph, ALL_OFF, named)  # as written they differ
+    assert not same_in_the_home(domain, graph, ALL_OFF, "(and (not (light_on lamp1)) (not (faucet_on faucet1)))")
+    assert not same_in_the_home(domain, graph, "(forall (?l - light) (light_on ?l))",
+                                "(and (not (light_on lamp1)) (not (light_on lamp2)))")
+    two = "(forall (?d - dish ?s - sink) (not (on ?d ?s)))"  # two variables: compared as written
+    assert same_in_the_home(domain, graph, two, two)
+    assert not same_in_the_home(domain, graph, two, "(and (not (on mug1 sink1)) (not (on plate1 sink1)))")
 
 
 def test_the_domains_worked_goal_examples_are_in_the_fixed_part_of_the_prompt(server):
