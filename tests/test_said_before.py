@@ -214,3 +214,12 @@ def test_a_model_goal_that_puts_a_thing_where_it_is_now_is_sent_back(text, where
 
     assert any("is now or is taken from" in p for p in check([literal(where_now)])), check([literal(where_now)])
     assert not any("is now or is taken from" in p for p in check([literal(right)]))
+
+
+def test_let_it_keep_ringing_is_still_keeping_it_so():
+    from l3mp.planning.request import read_request
+
+    world = _world()
+    found = read_request("Answer the blue phone on the nightstand, but let the pink smartphone keep ringing",
+                         world.graph, world.domain, world.verifier.rules)
+    assert found is not None and found.goal == "(and (not (ringing blue_phone_1)) (ringing pink_smartphone_1))", found

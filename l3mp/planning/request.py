@@ -1040,7 +1040,12 @@ def _in_the_room_named(mention: Mention, mentions: Sequence[Mention], graph: Wor
 def _a_habit(span: list[str]) -> bool:
     """Whether the clause's word of keeping says what keeps happening ("I keep banging my shin on the door", "it
     keeps getting left open"), not what to keep as it is."""
-    return any(w in _KEEP_VERBS and span[k + 1:k + 2] and span[k + 1].endswith("ing") for k, w in enumerate(span))
+    return any(w in _KEEP_VERBS and span[k + 1:k + 2] and span[k + 1].endswith("ing") and k > 0
+               and span[k - 1] in _HABIT_SUBJECTS for k, w in enumerate(span))  # (not "let the phone keep ringing")
+
+
+_HABIT_SUBJECTS = frozenset({"i", "he", "she", "they", "we", "you", "it", "someone", "somebody", "always", "just",
+                             "still"})
 
 
 def _dont_before_keep(span: list[str]) -> bool:
