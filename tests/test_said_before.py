@@ -223,3 +223,19 @@ def test_let_it_keep_ringing_is_still_keeping_it_so():
     found = read_request("Answer the blue phone on the nightstand, but let the pink smartphone keep ringing",
                          world.graph, world.domain, world.verifier.rules)
     assert found is not None and found.goal == "(and (not (ringing blue_phone_1)) (ringing pink_smartphone_1))", found
+
+
+@pytest.mark.parametrize(("text", "impossible"), [
+    ("Could you vacuum in the living room? The rug's covered in crumbs again.", True),
+    ("the plants on the windowsill are looking pretty thirsty...", True),
+    ("Make me a coffee? Strong please, I didn't sleep", True),
+    ("Emma's been asking for tea, bring her the small tea box would you", True),
+    ("Nobody's even in there, turn off the desk lamp in bedroom 2", False),
+    ("Mum's asking, could you turn off the desk lamp in bedroom 2", False),
+])
+def test_what_this_home_cannot_do(text, impossible):
+    from l3mp.planning.request import IMPOSSIBLE, read_request
+
+    world = _world()
+    found = read_request(text, world.graph, world.domain, world.verifier.rules)
+    assert (found is not None and found.outcome == IMPOSSIBLE) is impossible, found

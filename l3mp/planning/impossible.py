@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
@@ -73,6 +73,16 @@ _MEALS = frozenset({"dinner", "lunch", "breakfast", "supper", "tea", "a", "some"
                     "them", "my", "your"})
 """Words after a verb of a skill the robot lacks that say it is asked ("cook dinner", "iron it")."""
 LOCATED = frozenset({"in", "inside", "at", "on"})
+_NOT_NAMES = frozenset({"nobody", "noone", "nothing", "something", "everything", "anything", "mum", "mom", "dad",
+                        "mummy", "daddy", "grandma", "grandpa", "nan", "gran", "baby", "kid", "kids", "today",
+                        "tonight", "tomorrow", "yesterday", "dinner", "lunch", "breakfast", "tea", "bedtime",
+                        "everyone"})
+"""Words that may open a sentence before "'s" and are no name of a person missing from memory ("Nobody's in
+there", "Mum's asking")."""
+_MAKING = frozenset({"make", "fix", "prepare", "whip", "rustle"})
+"""Verbs that with "(me) a/some ..." ask for food or drink to be made."""
+_EVERYWHERE = frozenset({"everywhere", "round", "around", "downstairs", "upstairs"})
+"""Words after a verb of a skill the robot lacks that say where ("vacuum in the living room", "hoover round")."""
 """Words after a thing that say where the thing is ("the TV in the kitchen")."""
 NO_SKILL = frozenset({"vacuum", "hoover", "mop", "sweep", "dust", "iron", "cook", "bake", "fry", "boil", "roast",
                       "grill", "heat", "warm", "microwave", "toast", "brew", "water", "feed", "fold", "repair", "fix",
@@ -109,7 +119,15 @@ def why_impossible(task: str, mentions: Sequence[Mention], graph: WorldGraph, do
     known = _known_words(graph, lexicon)
     type_words = frozenset(w for ws in lexicon.type_words.values() for w in ws)
     earlier: Clause | None = None
-    for clause in clauses_of(task, words, covered):
+    said = clauses_of(task, words, covered)
+    if said and all(c.verb is None for c in said) and not any(m.candidates for m in mentions):
+        # "the plants on the windowsill are looking pretty thirsty...": a complaint about what the home has not
+        for clause in said:  # (the words from its start are read as if a verb stood before them)
+            why = _missing_thing(words, replace(clause, verb=clause.start - 1), mentions, covered, known, graph,
+                                 domain, type_words)
+            if why:
+                return why
+    for clause in said:
         if clause.verb is None:
             earlier = clause
             continue
@@ -122,7 +140,7 @@ def why_impossible(task: str, mentions: Sequence[Mention], graph: WorldGraph, do
         if why:
             return why
         earlier = clause
-    return _missing_person(task, words, covered)
+    return _missing_person(task, words, covered, known)
 
 
 # ---- clauses -------------------------------------------------------------------------------------------------
@@ -309,13 +327,17 @@ def _known_words(graph: WorldGraph, lexicon: Lexicon) -> set[str]:
     return words | {w + "s" for w in words} | {w + "es" for w in words}
 
 
-def _missing_person(task: str, words: list[str], covered: set[int]) -> str | None:
-    """A name (a capital in mid-sentence, no determiner before it) that no mention covers."""
+def _missing_person(task: str, words: list[str], covered: set[int], known: set[str] = frozenset()) -> str | None:
+    """A name (a capital in mid-sentence, no determiner before it; or at the start, with "'s" after it and no word of
+    the memory: "Emma's been asking for tea") that no mention covers."""
     cased = _WORD.findall(task.replace("\u2019", "'"))
     if len(cased) != len(words):
         return None
     starts = {s for s, _ in _pieces(task)}
     for i, word in enumerate(cased):
+        if i in starts and i not in covered and words[i + 1:i + 2] == ["'s"] and word[0].isupper() and word[
+                1:].islower() and words[i] not in known | STOPWORDS | _POLITE | _NOT_VERBS | _NOT_NAMES:
+            return f"nobody called {word} is in memory"
         if (i in starts or i in covered or word == "I" or not word[0].isupper() or not word[1:].islower()
                 or words[i - 1] in DETERMINERS or words[i] in DETERMINERS | STOPWORDS | _POLITE):
             continue
@@ -448,10 +470,15 @@ def _no_skill(words: list[str], clause: Clause, covered: set[int]) -> str | None
     determiner, a thing, a particle or a meal after it ("vacuum the living room", "cook dinner"; not "water cost a
     fortune")."""
     verb = clause.verb
+    if verb is not None and words[verb] in _MAKING:  # "make me a coffee", "brew us a cuppa": making food or drink
+        rest = words[verb + 1:clause.end]
+        rest = rest[1:] if rest[:1] and rest[0] in {"me", "us", "him", "her", "them", "everyone"} else rest
+        if rest[:1] and rest[0] in {"a", "an", "some", "another"}:
+            return f"the robot cannot {words[verb]} food or drinks: no action of this home does that"
     if verb is None or words[verb] not in NO_SKILL:
         return None
     after = words[verb + 1] if verb + 1 < clause.end else ""
-    if after and after not in DETERMINERS | _PARTICLES | _MEALS and verb + 1 not in covered:
+    if after and after not in DETERMINERS | _PARTICLES | _MEALS | LOCATED | _EVERYWHERE and verb + 1 not in covered:
         return None
     return f"the robot cannot {words[verb]}: no action of this home does that"
 
