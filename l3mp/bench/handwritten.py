@@ -8,9 +8,10 @@ too by now), HOLDOUT2 (written blind on 2026-11-24; run and read that day, so no
 (written blind later that day, run once and read: not clean), HOLDOUT4 (written blind in the evening session of
 2026-11-24 on new houses, run once that session and read: not clean either), HOLDOUT5 (written blind on 2026-11-25
 on new houses, run and read that day), HOLDOUT6 (written blind on the morning of 2026-11-25, house 133 run and read
-that morning) and HOLDOUT7 (written blind later that morning). Each held-out split
+that morning), HOLDOUT7 (written blind later that morning, run and read at midday) and HOLDOUT8 (written
+blind at midday). Each held-out split
 (`HELD_OUT`) lives in a cases file of its own beside the main one (``updates.yaml`` -> ``updates-holdout.yaml``,
-``updates-holdout2.yaml`` ... ``updates-holdout7.yaml``, see `holdout_name`), with its own houses, and is loaded
+``updates-holdout2.yaml`` ... ``updates-holdout8.yaml``, see `holdout_name`), with its own houses, and is loaded
 with it."""
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ HOLDOUT4 = "holdout4"
 HOLDOUT5 = "holdout5"
 HOLDOUT6 = "holdout6"
 HOLDOUT7 = "holdout7"
-HELD_OUT = (HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7)
+HOLDOUT8 = "holdout8"
+HELD_OUT = (HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, HOLDOUT8)
 """The splits that only ever get reported: each one's cases are in the main file's ``-<split>`` sibling
 (`holdout_name`), its per-case results beside the TEST ones (`holdout_path`)."""
 SPLITS = ("dev", "test", *HELD_OUT)
@@ -137,7 +139,7 @@ def check_header(raw: Any, houses: Mapping[str, int], *, what: str, keys: set[st
 
 # ---- options ----------------------------------------------------------------------------------
 def split_option(env: Mapping[str, str], key: str, quick: bool) -> str:
-    """``dev``, ``test``, a held-out split (``holdout`` ... ``holdout7``) or ``all`` (default: all in a quick
+    """``dev``, ``test``, a held-out split (``holdout`` ... ``holdout8``) or ``all`` (default: all in a quick
     run, else test)."""
     split = env.get(key, "").strip() or ("all" if quick else "test")
     if split not in (*SPLITS, "all"):

@@ -998,4 +998,8 @@ def _link_qualifiers(mentions: list[Mention], narrowed: dict[int, int]) -> list[
     for head, place_start in narrowed.items():
         k = at[place_start]
         out[k] = replace(out[k], qualifies=by_head[head])
+    for k, m in enumerate(out):  # "Michael's room": Michael says which room, the room does not locate Michael
+        q = m.qualifies
+        if q is not None and out[q].qualifies == k and out[q].start < m.start:
+            out[k] = replace(m, qualifies=None)
     return out
