@@ -21,6 +21,10 @@ from tests.test_update_reading import _updater
     ("michael cooked in the red pan and didnt clean it", "michael cooked in the red pan and left it dirty"),
     ("Michael picked up the silver smartphone, it was his mum calling.", "Michael answered the silver smartphone."),
     ("Michael went off to bed", "Michael went to the bedroom"),
+    ("the bathroom tap's finally been turned off, it was running for ages",
+     "the bathroom tap has finally been turned off"),
+    ("David switched off the dining room light on his way through to the living room",
+     "David switched off the dining room light and went to the living room"),
     # as they were: a room said after "to bed", "got ... out and shut it", a remark that is no call
     ("David switched the light off in bathroom 3 and went to bed in bedroom 1.",
      "David switched the light off in bathroom 3 and went to bed in bedroom 1."),
@@ -61,6 +65,7 @@ def test_did_you_notice_tells():
      [F("has", "jessica", "pink_smartphone_1")]),
     ("Finally got the overhead light in the garage on, it was pitch black in there", [],
      [F("light_on", "overhead_light_5")]),
+    ("Jessica scrubbed the purple plate on the counter", [F("dirty", "purple_plate_1")], []),
     # remarks on who and how, and a doubled letter left out
     ("Jessica turned the desk lamp off, she's talking to someone", [F("light_on", "desk_lamp_1")], []),
     ("jessica grabed the atlas from the bookshelf", [F("on", "atlas_1", "bookshelf_2")],
@@ -239,3 +244,18 @@ def test_what_this_home_cannot_do(text, impossible):
     world = _world()
     found = read_request(text, world.graph, world.domain, world.verifier.rules)
     assert (found is not None and found.outcome == IMPOSSIBLE) is impossible, found
+
+
+def test_the_room_of_someone_named_does_not_locate_them_in_turn():
+    from l3mp_sim.house import house_graph
+
+    from l3mp.retrieval.grounding import Grounder
+    from tests.helpers import household, household_rules
+
+    graph = house_graph(126)  # Michael is in bedroom 1
+    mentions = Grounder(household(), household_rules()).ground(
+        "Sarah went into Michael's room and he handed her his water bottle.", graph)
+    michael = next(k for k, m in enumerate(mentions) if m.words == "michael")
+    room = next(m for m in mentions if m.words == "room")
+    assert room.candidates == ("bedroom_1",) and room.qualifies is None
+    assert mentions[michael].qualifies == mentions.index(room)

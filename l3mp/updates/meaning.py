@@ -253,7 +253,7 @@ def contracted(text: str) -> str:
     "it's been washed" -> "it has been washed", "the phone's stopped ringing" -> "the phone has stopped ringing"),
     so that the word after it is not read as a thing she owns; "hand-washed" is washed; a state said with "not"
     said as the opposite state (`unnegated`); what a change is for ("so it doesn't go off", `_SO_THAT`) left out."""
-    text = _GOT_IT_ON.sub(lambda m: f"turned {m['what']} {m['sign']}", text)
+    text = _GOT_IT_ON.sub(lambda m: f"turned {m['what']} {m['sign']}", _ON_THE_WAY_TO.sub(" and went to ", text))
     text = _TO_BED.sub(lambda m: f"{m['went']} to the bedroom", _NO_APOSTROPHE.sub(lambda m: f"{m[1]}n't", text))
     text = unnegated(_SO_THAT.sub("", _IT_WAS_DARK.sub("", _LEFT_SO_BEFORE.sub("", text))))
     text = _TAKEN_OUT.sub(lambda m: f"{m['verb']} {m['what']}", _POPPED_TO.sub("went ", text))
@@ -291,6 +291,9 @@ _WHO_CALLED = re.compile(
 """"..., it was his mum calling": who was on a phone picked up: it was answered."""
 _PICKED_UP_THE = re.compile(r"\b(?:picked\s+up|grabbed|took)\s+(?=(?:the|his|her|their|my|our)\s+(?:[a-z]+\s+){0,3}?"
                             r"(?:phone|smartphone|cellphone|mobile|cordless|landline|handset)\b)", re.IGNORECASE)
+_ON_THE_WAY_TO = re.compile(r"\s+on\s+(?:his|her|their|my|the)\s+way\s+(?:through\s+|back\s+|out\s+|over\s+|up\s+|"
+                            r"down\s+)?(?:in)?to\s+(?=the\s+)", re.IGNORECASE)
+""""switched off the light on his way through to the living room": and went to the living room."""
 _TO_BED = re.compile(
     r"\b(?P<went>went|gone|headed|wandered|stumbled|crawled)\s+(?:off\s+|up\s+|upstairs\s+)*to\s+bed\b"
     r"(?!\s+(?:in|at)\b)", re.IGNORECASE)
@@ -304,8 +307,12 @@ _LEFT_SO_BEFORE = re.compile(
 """"I shut the fridge in kitchen 1, someone left it wide open AGAIN": how it was before the change, not a change."""
 _IT_WAS_DARK = re.compile(
     r"[,;:]\s*(?:and\s+|because\s+|as\s+|since\s+)?it\s+(?:was|'d\s+been|had\s+been)\s+(?:pitch\s+|so\s+|too\s+|really\s+|"
-    r"completely\s+|way\s+too\s+)?(?:black|dark|gloomy)(?:\s+in\s+(?:there|here))?\s*(?=$|[.!?])", re.IGNORECASE)
-""""Finally got the living room light on, it was pitch black in there": how it was before, not a light put out."""
+    r"completely\s+|way\s+too\s+)?(?:black|dark|gloomy)(?:\s+in\s+(?:there|here))?\s*(?=$|[.!?])|"
+    r"[,;:]\s*(?:and\s+|because\s+|as\s+|since\s+)?it\s+(?:was|'d\s+been|had\s+been)\s+(?:left\s+)?(?:running|on|open|"
+    r"ringing)\s+(?:for\s+ages|for\s+hours|all\s+(?:night|day|morning|evening|afternoon)|since\s+[a-z]+|again)\s*(?=$|[.!?])",
+    re.IGNORECASE)
+""""Finally got the living room light on, it was pitch black in there", "the tap's been turned off, it was running
+for ages": how it was before, not a light put out or a tap turned on."""
 _POPPED_TO = re.compile(r"\b(?:popped|pops|pop|popping)\s+(?:out\s+|over\s+|round\s+|down\s+|up\s+|back\s+)?"
                         r"(?=(?:to|into|in)\b)", re.IGNORECASE)
 """"David popped to the bathroom": went there ("popped the pear in the fridge" is a move: a thing follows)."""
