@@ -259,3 +259,15 @@ def test_the_room_of_someone_named_does_not_locate_them_in_turn():
     room = next(m for m in mentions if m.words == "room")
     assert room.candidates == ("bedroom_1",) and room.qualifies is None
     assert mentions[michael].qualifies == mentions.index(room)
+
+
+def test_mind_doing_it_asks_for_it_and_hands_are_no_missing_thing():
+    from l3mp.planning.request import IMPOSSIBLE, read_request
+
+    world = _world()
+    found = read_request("Somebody left the dishwasher in kitchen 1 hanging open again, mind shutting it?",
+                         world.graph, world.domain, world.verifier.rules)
+    assert found is not None and found.goal == "(not (is_open dishwasher_1))", found
+    found = read_request("pop the fridge in kitchen 2 open for me, would you? got my hands full with this book",
+                         world.graph, world.domain, world.verifier.rules, speaker="jessica")
+    assert found is None or found.outcome != IMPOSSIBLE, found

@@ -36,10 +36,11 @@ from l3mp.world.graph import WorldGraph
 
 NOT_THINGS = frozenset({"house", "home", "flat", "apartment", "place", "everywhere", "favour", "favor", "hand",
                         "look", "moment", "minute", "second", "bit", "lot", "time", "way", "day", "night", "morning",
-                        "evening", "one", "ones", "other", "others", "rest", "same"})
+                        "evening", "one", "ones", "other", "others", "rest", "same", "hands", "arms", "head", "back",
+                        "feet", "legs"})
 """Nouns after a determiner that never name a thing of the memory: the whole home, phrases of politeness or
-time ("do me a favour", "for a moment"), and words that stand for a thing named elsewhere ("the one in bedroom 1",
-"the rest")."""
+time ("do me a favour", "for a moment"), the speaker's body ("got my hands full"), and words that stand for a thing
+named elsewhere ("the one in bedroom 1", "the rest")."""
 _POLITE = frozenset({"please", "kindly", "could", "can", "would", "will", "you", "just", "also", "now", "then",
                      "hey", "robot", "ok", "okay", "so", "u", "pls", "plz", "ya", "well", "right"}) | frozenset({
     "ugh", "urgh", "argh", "hmm", "hm", "mmm", "mm", "oh", "ah", "ahh", "ooh", "um", "uh", "er", "erm", "ew", "eww",

@@ -220,8 +220,9 @@ _GERUNDS = {"bringing": "bring", "getting": "get", "fetching": "fetch", "grabbin
             "putting": "put", "giving": "give", "handing": "hand", "passing": "pass", "turning": "turn",
             "switching": "switch", "closing": "close", "shutting": "shut", "opening": "open", "washing": "wash",
             "answering": "answer", "picking": "pick", "moving": "move", "cleaning": "clean"}
-_MIND = re.compile(r"\b(?:would|do)\s+you\s+mind\s+(?P<verb>" + "|".join(_GERUNDS) + r")\b", re.IGNORECASE)
-""""Would you mind bringing me the apple?": bring me the apple."""
+_MIND = re.compile(r"(?:\b(?:would|do)\s+you\s+|(?:^|(?<=[,.;!?-]))\s*)mind\s+(?P<verb>" + "|".join(_GERUNDS) + r")\b",
+                   re.IGNORECASE)
+""""Would you mind bringing me the apple?", "..., mind shutting it?": bring me the apple, shut it."""
 _NOBODY_THERE = re.compile(
     r"^\s*(?:nobody|no\s+one|no-one)(?:['\u2019]s|\s+is)\s+(?:in\s+)?(?P<room>(?:the\s+)?[a-z]+(?:\s+[a-z]+)?(?:\s+\d+)?)"
     r"(?:\s+(?:now|anymore|any\s+more))?\s*[,.;!]+\s*(?P<rest>[^.!?]*?\b)in\s+there\b", re.IGNORECASE)
