@@ -271,3 +271,24 @@ def test_mind_doing_it_asks_for_it_and_hands_are_no_missing_thing():
     found = read_request("pop the fridge in kitchen 2 open for me, would you? got my hands full with this book",
                          world.graph, world.domain, world.verifier.rules, speaker="jessica")
     assert found is None or found.outcome != IMPOSSIBLE, found
+
+
+def test_a_phone_asked_about_in_a_home_without_phones_is_impossible():
+    from l3mp_sim.house import house_graph
+
+    from l3mp.planning.request import IMPOSSIBLE, read_request
+    from l3mp.world.delta import state_delta
+    from l3mp.world.model import WorldModel
+    from tests.helpers import household, household_rules
+
+    world = WorldModel(household(), household_rules())
+    world.apply(state_delta(household(), world.graph, house_graph(139), replace=True), source="import")
+    assert not any(world.graph.entity_type(n) == "phone" for n in world.graph.entities())
+    found = read_request("is that my phone going off?? pick it up for me would you", world.graph, world.domain,
+                         world.verifier.rules)
+    assert found is not None and found.outcome == IMPOSSIBLE and "phone" in found.reason, found
+    # with a phone in the home the same words are no missing thing
+    home = _world()
+    found = read_request("is that my phone going off?? pick it up for me would you", home.graph, home.domain,
+                         home.verifier.rules, speaker="jessica")
+    assert found is None or found.outcome != IMPOSSIBLE, found

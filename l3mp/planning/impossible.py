@@ -124,12 +124,16 @@ def why_impossible(task: str, mentions: Sequence[Mention], graph: WorldGraph, do
     if said and all(c.verb is None for c in said) and not any(m.candidates for m in mentions):
         # "the plants on the windowsill are looking pretty thirsty...": a complaint about what the home has not
         for clause in said:  # (the words from its start are read as if a verb stood before them)
-            why = _missing_thing(words, replace(clause, verb=clause.start - 1), mentions, covered, known, graph,
-                                 domain, type_words)
+            why = _missing_thing(words, _as_if_asked(words, clause), mentions, covered, known, graph, domain,
+                                 type_words)
             if why:
                 return why
     for clause in said:
         if clause.verb is None:
+            why = _missing_thing(words, _as_if_asked(words, clause), mentions, covered, known, graph, domain,
+                                 type_words)
+            if why and type_words & set(tokens(why)):  # "is that my phone going off?? pick it up": no phone here
+                return why
             earlier = clause
             continue
         why = (_missing_thing(words, clause, mentions, covered, known, graph, domain, type_words)
@@ -142,6 +146,13 @@ def why_impossible(task: str, mentions: Sequence[Mention], graph: WorldGraph, do
             return why
         earlier = clause
     return _missing_person(task, words, covered, known)
+
+
+def _as_if_asked(words: list[str], clause: Clause) -> Clause:
+    """A clause that asks for nothing read as if a verb stood just before its first determiner ("is that my phone
+    going off", "the plants on the windowsill ..."), so that the thing it speaks of is looked for in memory."""
+    first = next((k for k in range(clause.start, clause.end) if words[k] in DETERMINERS), clause.start)
+    return replace(clause, verb=first - 1)
 
 
 # ---- clauses -------------------------------------------------------------------------------------------------
