@@ -292,3 +292,10 @@ def test_a_phone_asked_about_in_a_home_without_phones_is_impossible():
     found = read_request("is that my phone going off?? pick it up for me would you", home.graph, home.domain,
                          home.verifier.rules, speaker="jessica")
     assert found is None or found.outcome != IMPOSSIBLE, found
+
+
+def test_two_people_gone_to_a_room_both_move():
+    nl = _updater(michael=True)
+    result = nl.update("Jessica and Michael have both gone out to the garage to sort the washing")
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], (result.outcome, result.reason)
+    assert set(result.record.delta.add) == {F("in_room", "jessica", "garage_1"), F("in_room", "michael", "garage_1")}

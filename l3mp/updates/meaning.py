@@ -254,6 +254,8 @@ def contracted(text: str) -> str:
     so that the word after it is not read as a thing she owns; "hand-washed" is washed; a state said with "not"
     said as the opposite state (`unnegated`); what a change is for ("so it doesn't go off", `_SO_THAT`) left out."""
     text = _GOT_IT_ON.sub(lambda m: f"turned {m['what']} {m['sign']}", _ON_THE_WAY_TO.sub(" and went to ", text))
+    text = _THE_WASHING.sub("", text)
+    text = _BOTH_WENT.sub(lambda m: f"{m['a']} went {m['to']}{m['room']} and {m['b']} went {m['to']}{m['room']}", text)
     text = _TO_BED.sub(lambda m: f"{m['went']} to the bedroom", _NO_APOSTROPHE.sub(lambda m: f"{m[1]}n't", text))
     text = unnegated(_SO_THAT.sub("", _IT_WAS_DARK.sub("", _LEFT_SO_BEFORE.sub("", text))))
     text = _TAKEN_OUT.sub(lambda m: f"{m['verb']} {m['what']}", _POPPED_TO.sub("went ", text))
@@ -294,6 +296,14 @@ _PICKED_UP_THE = re.compile(r"\b(?:picked\s+up|grabbed|took)\s+(?=(?:the|his|her
 _ON_THE_WAY_TO = re.compile(r"\s+on\s+(?:his|her|their|my|the)\s+way\s+(?:through\s+|back\s+|out\s+|over\s+|up\s+|"
                             r"down\s+)?(?:in)?to\s+(?=the\s+)", re.IGNORECASE)
 """"switched off the light on his way through to the living room": and went to the living room."""
+_THE_WASHING = re.compile(r"\s+to\s+(?:sort|do|fold|hang(?:\s+out)?|put\s+away|get\s+in|bring\s+in)\s+(?:out\s+)?"
+                          r"(?:the|some)\s+(?:washing|laundry|ironing)\b", re.IGNORECASE)
+""""gone to the laundry room to sort the washing": what for (the laundry is no thing of the home, nor a wash)."""
+_BOTH_WENT = re.compile(
+    r"\b(?P<a>[A-Z][a-z]+)\s+and\s+(?P<b>[A-Z][a-z]+)(?:['\u2019]ve|\s+have|\s+had)?\s+(?:both\s+)?(?:gone|went|headed|"
+    r"walked|wandered)\s+(?:out\s+|off\s+|back\s+|over\s+|up\s+|down\s+)?(?P<to>(?:in)?to\s+the\s+)"
+    r"(?P<room>[a-z]+(?:\s+room)?(?:\s+\d+)?)\b")
+""""Jessica and Michael have both gone out to the laundry room": each went there."""
 _TO_BED = re.compile(
     r"\b(?P<went>went|gone|headed|wandered|stumbled|crawled)\s+(?:off\s+|up\s+|upstairs\s+)*to\s+bed\b"
     r"(?!\s+(?:in|at)\b)", re.IGNORECASE)
