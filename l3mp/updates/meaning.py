@@ -254,7 +254,7 @@ def contracted(text: str) -> str:
     so that the word after it is not read as a thing she owns; "hand-washed" is washed; a state said with "not"
     said as the opposite state (`unnegated`); what a change is for ("so it doesn't go off", `_SO_THAT`) left out."""
     text = _GOT_IT_ON.sub(lambda m: f"turned {m['what']} {m['sign']}", _ON_THE_WAY_TO.sub(" and went to ", text))
-    text = _THE_WASHING.sub("", text)
+    text = _THE_WASHING.sub("", _N_FOR_AND.sub(" and ", text))
     text = _BOTH_WENT.sub(lambda m: f"{m['a']} went {m['to']}{m['room']} and {m['b']} went {m['to']}{m['room']}", text)
     text = _TO_BED.sub(lambda m: f"{m['went']} to the bedroom", _NO_APOSTROPHE.sub(lambda m: f"{m[1]}n't", text))
     text = unnegated(_SO_THAT.sub("", _IT_WAS_DARK.sub("", _LEFT_SO_BEFORE.sub("", text))))
@@ -296,6 +296,8 @@ _PICKED_UP_THE = re.compile(r"\b(?:picked\s+up|grabbed|took)\s+(?=(?:the|his|her
 _ON_THE_WAY_TO = re.compile(r"\s+on\s+(?:his|her|their|my|the)\s+way\s+(?:through\s+|back\s+|out\s+|over\s+|up\s+|"
                             r"down\s+)?(?:in)?to\s+(?=the\s+)", re.IGNORECASE)
 """"switched off the light on his way through to the living room": and went to the living room."""
+_N_FOR_AND = re.compile(r"\s+n\s+(?=[a-z])", re.IGNORECASE)
+""""took the apple off the counter n moved the salad bowl": and."""
 _THE_WASHING = re.compile(r"\s+to\s+(?:sort|do|fold|hang(?:\s+out)?|put\s+away|get\s+in|bring\s+in)\s+(?:out\s+)?"
                           r"(?:the|some)\s+(?:washing|laundry|ironing)\b", re.IGNORECASE)
 """"gone to the laundry room to sort the washing": what for (the laundry is no thing of the home, nor a wash)."""
