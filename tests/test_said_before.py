@@ -21,8 +21,8 @@ from tests.test_update_reading import _updater
     ("michael cooked in the red pan and didnt clean it", "michael cooked in the red pan and left it dirty"),
     ("Michael picked up the silver smartphone, it was his mum calling.", "Michael answered the silver smartphone."),
     ("Michael went off to bed", "Michael went to the bedroom"),
-    ("Jessica took the apple off the counter n moved the salad bowl", "Jessica took the apple off the counter and moved "
-                                                                      "the salad bowl"),
+    ("Jessica took the apple off the counter n moved the salad bowl",
+     "Jessica took the apple off the counter and moved the salad bowl"),
     ("the bathroom tap's finally been turned off, it was running for ages",
      "the bathroom tap has finally been turned off"),
     ("David switched off the dining room light on his way through to the living room",
