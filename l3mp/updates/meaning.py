@@ -293,9 +293,10 @@ _WHO_CALLED = re.compile(
 """"..., it was his mum calling": who was on a phone picked up: it was answered."""
 _PICKED_UP_THE = re.compile(r"\b(?:picked\s+up|grabbed|took)\s+(?=(?:the|his|her|their|my|our)\s+(?:[a-z]+\s+){0,3}?"
                             r"(?:phone|smartphone|cellphone|mobile|cordless|landline|handset)\b)", re.IGNORECASE)
-_ON_THE_WAY_TO = re.compile(r"\s+on\s+(?:his|her|their|my|the)\s+way\s+(?:through\s+|back\s+|out\s+|over\s+|up\s+|"
-                            r"down\s+)?(?:in)?to\s+(?=the\s+)", re.IGNORECASE)
-""""switched off the light on his way through to the living room": and went to the living room."""
+_ON_THE_WAY_TO = re.compile(r"\s+on\s+(?:his|her|their|my|the)\s+way\s+through\s+(?:in)?to\s+(?=the\s+)",
+                            re.IGNORECASE)
+""""switched off the light on his way through to the living room": and went to the living room ("on her way to the
+garage" says where she was going, not that she is there: left out, see `_ON_THE_WAY`)."""
 _N_FOR_AND = re.compile(r"\s+n\s+(?=[a-z])", re.IGNORECASE)
 """"took the apple off the counter n moved the salad bowl": and."""
 _THE_WASHING = re.compile(r"\s+to\s+(?:sort|do|fold|hang(?:\s+out)?|put\s+away|get\s+in|bring\s+in)\s+(?:out\s+)?"
