@@ -70,10 +70,15 @@ def test_the_door_is_the_one_thing_with_a_door_named_before_it(text, said):
 @pytest.mark.parametrize("text", [
     "close the door",  # nothing with a door named
     "took the milk from the fridge and put the mug in the dishwasher, then shut the door",  # two of them
-    "the fridge door is open",
 ])
 def test_the_door_is_left_alone_when_it_is_not_clear_whose(text):
     assert read_doors(text, {"fridge", "dishwasher"}) == (text, ())
+
+
+def test_the_fridge_door_is_the_fridge():
+    # (so that a room after it says which fridge: "the fridge door in kitchen 2 is hanging open")
+    assert read_doors("the fridge door in kitchen 2 is open", {"fridge", "dishwasher"}) == (
+        "the fridge in kitchen 2 is open", (("fridge door", "fridge"),))
 
 
 def test_reports_said_so_are_read_without_the_model():

@@ -63,7 +63,14 @@ _DOOR = re.compile(r"\b(?:the|its)\s+doors?\b(?!\s+of\b)", re.IGNORECASE)
 def read_doors(text: str, openable: Iterable[str]) -> tuple[str, tuple[tuple[str, str], ...]]:
     """`text` with "the door" (or "its door") read as the one thing with a door named before it: `openable` are the
     words that name such things in this home (the lexicon's words of their types and their labels' nouns). Left
-    as it is when no such thing is named before it, or words of two different ones are."""
+    as it is when no such thing is named before it, or words of two different ones are. "The fridge door" (the word
+    of such a thing right before "door") is the fridge."""
+    words = sorted(set(openable), key=len, reverse=True)
+    if words:
+        own = re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")(?:['\u2019]s)?\s+doors?\b", re.IGNORECASE)
+        if own.search(text):
+            said_so = [(m[0], m[1]) for m in own.finditer(text)]
+            return own.sub(lambda m: m[1], text), tuple(said_so)
     found = _DOOR.search(text)
     if found is None:
         return text, ()
