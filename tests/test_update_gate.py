@@ -260,3 +260,24 @@ def test_things_named_before_their_verb_share_its_state_word():
     graph.add_fact(F("dirty", "plate1"))
     assert _check("The mug and the plate in the sink have been washed.",
                   [Stated(F("dirty", "mug1"), False), Stated(F("dirty", "plate1"), False)], graph) == []
+
+
+def test_a_person_the_text_says_went_to_a_room_must_be_put_in_it():
+    graph = house_graph()
+    graph.add_entity("bob", "person", label="Bob")
+    graph.add_fact(F("in_room", "bob", "kitchen"))
+    went = "Alice switched off the lamp and Alice and Bob have both gone back out to the bedroom."
+    problems = _check(went, [Stated(F("light_on", "lamp1"), False), Stated(F("in_room", "bob", "bedroom"), True)],
+                      graph)
+    assert problems == ["the text says alice went to the bedroom (bedroom): state where they are now"]
+    assert _check(went, [Stated(F("light_on", "lamp1"), False), Stated(F("in_room", "bob", "bedroom"), True),
+                         Stated(F("in_room", "alice", "bedroom"), True)], graph) == []
+    problems = _check("Bob's in the bedroom, he took the book.", [Stated(F("has", "bob", "book1"), True)], graph)
+    assert problems == ["the text says bob went to the bedroom (bedroom): state where they are now"]
+    # where she already is, where she wants to go, where nobody went and where she came from ask for nothing
+    assert _check("Alice is in the living room, she took the book.", [Stated(F("has", "alice", "book1"), True)],
+                  graph) == []
+    for text in ("Alice wants to go to the bedroom, she took the book.", "Nobody went to the bedroom, Alice took "
+                 "the book.", "Alice came back from the bedroom and took the book.",
+                 "Alice was in the bedroom, she took the book."):
+        assert _check(text, [Stated(F("has", "alice", "book1"), True)], graph) == [], text

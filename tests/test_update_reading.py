@@ -256,7 +256,10 @@ def test_a_later_event_on_the_same_thing_sets_its_final_state():
             ("The blue phone on the nightstand was ringing, so Jessica picked it up.",
              Stated(F("ringing", "blue_phone_1"), False)),
             ("Jessica opened the fridge in kitchen 1, took out the milk and shut it again.",
-             Stated(F("is_open", "fridge_1"), False))):
+             Stated(F("is_open", "fridge_1"), False)),
+            # what "it" did not come to do ("before it rang out") is no later event
+            ("The blue phone on the nightstand was ringing and Jessica picked it up before it rang out.",
+             Stated(F("ringing", "blue_phone_1"), False))):
         kept, notes = repair([literal], grounder.ground(text, graph), text, Lexicon.for_domain(household()),
                              household_rules(), graph, household())
         assert kept == [literal] and notes == [], text

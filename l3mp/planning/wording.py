@@ -94,16 +94,19 @@ def goal_problems(wording: Wording, graph: WorldGraph, domain: Domain, rules: Ru
                            "who is to have it (has <person> <thing>), or say where it is to go")
         out += _where_it_is_now(wording, literals, graph, rules)
         said_all = bool(lexicon.all_words & set(wording.words))
+        every = [m for m in wording.mentions if m.candidates and (m.plural or lexicon.all_words & set(
+            wording.words[max(0, m.start - 3):m.start]))]  # "the lights", "every tap"
         for lit in literals:
             for arg in lit.args:
                 wanted = arg[len(WILDCARD):] if arg.startswith(WILDCARD) else None
-                if wanted and not said_all and not any(
-                        m.plural and any(domain.is_subtype(graph.entity_type(n) or "", wanted) for n in m.candidates)
-                        for m in wording.mentions):
+                if wanted and (not said_all or every) and not any(  # "every tap ... off" is not every light
+                        any(domain.is_subtype(graph.entity_type(n) or "", wanted) for n in m.candidates)
+                        for m in every):
                     there = _at_places_named(wording, wanted, graph, domain, rules)
                     hint = f" (at the places it names: {', '.join(there)})" if there else ""
                     out.append(f"{lit.to_pddl()}: the task does not ask for every {wanted}; name the {wanted} "
                                f"objects it means{hint}")
+        out += _no_exception(wording, literals, graph, domain)
         predicates = {lit.predicate for lit in literals}
         for clause in wording.clauses:
             if clause.verb is None:
@@ -116,6 +119,29 @@ def goal_problems(wording: Wording, graph: WorldGraph, domain: Domain, rules: Ru
                            "; add it for the thing the task names")
         return out
     return check
+
+
+_EXCEPT = ("except", "excluding", "apart from", "other than", "but not", "save for", "not including")
+
+
+def _no_exception(wording: Wording, literals: Sequence[Literal], graph: WorldGraph, domain: Domain) -> list[str]:
+    """An ``ALL_<type>`` literal of a request that makes an exception ("every light off except the bedroom one")
+    with no literal the other way about a thing of that type: the exception was lost."""
+    said = " " + " ".join(wording.words) + " "
+    exception = next((e for e in _EXCEPT if f" {e} " in said), None)
+    if exception is None:
+        return []
+    out = []
+    for lit in literals:
+        wanted = [a[len(WILDCARD):] for a in lit.args if a.startswith(WILDCARD)]
+        if not wanted or any(
+                other.predicate == lit.predicate and not other.quantified and other.negated != lit.negated and any(
+                    domain.is_subtype(graph.entity_type(a) or "", t) for a in other.args for t in wanted)
+                for other in literals):
+            continue
+        out.append(f"{lit.to_pddl()}: the task makes an exception (\"{exception} ...\"); keep the {wanted[0]} it "
+                   f"excepts as it is, with a literal the other way, or name the {wanted[0]} objects it means")
+    return out
 
 
 def _where_it_is_now(wording: Wording, literals: Sequence[Literal], graph: WorldGraph, rules: RuleSet) -> list[str]:

@@ -33,6 +33,7 @@ from l3mp.domain.triplets import Fact
 from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, pauses, tokens
 from l3mp.updates.meaning import (
     Stated,
+    before_it,
     clauses,
     is_carried,
     is_source,
@@ -89,7 +90,8 @@ def uncovered(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, 
     items = [r for r in refs if any(a <= r.start < b for a, b in _items(words, sign_words, lexicon, pauses(text)))]
     sign_words = _affirmed(sign_words)
     return _uncovered(stated, spans, refs, items, sign_words, lexicon, graph, domain) + _untaken(
-        stated, spans, refs, words, lexicon, graph, domain, rules)
+        stated, spans, refs, words, lexicon, graph, domain, rules) + _unmoved(
+        stated, spans, refs, sign_words, lexicon, graph, domain)
 
 
 def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexicon: Lexicon, rules: RuleSet,
@@ -175,8 +177,8 @@ def _undone(literal: Stated, after: int, spans: list[tuple[int, int]], at: list[
     fridge ... and shut it again", "the phone rang and Jessica answered it" (or "picked it up")."""
     answered = bool(signs.get(False, frozenset()) & lexicon.answers)
     for a, b in spans:
-        if a <= after or (a, b) not in at:
-            continue
+        if a <= after or (a, b) not in at or before_it(words, a):
+            continue  # "picked it up before it rang out"
         if (not literal.true) in signs_in(events, a, b, signs) or (literal.true and answered and picked_up(
                 words[a:b])):
             return True
@@ -235,6 +237,55 @@ def _takings(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[
             if what.names & placed or any(graph.has_fact(Fact("has", (p, n))) for p in who.names for n in what.names):
                 continue
             out.append((who, what, words[i]))
+    return out
+
+
+_WAY = frozenset({"off", "out", "back", "up", "down", "over", "through", "across", "along", "round", "around",
+                  "straight", "right", "now", "just", "both", "all", "to", "into", "in", "the"})
+"""Words that may stand between a verb of going and the room gone to ("has gone back out to the garage")."""
+_INTO = frozenset({"to", "into", "in"})
+_NOW_BE = frozenset({"is", "'s", "are", "'re"})
+_NOW_IN = frozenset({"in", "now", "back", "into", "the"})
+"""Between "is" and a room: "Michael's in kitchen 1", "she's back in the bedroom" (not "was": she may have left)."""
+
+
+def _unmoved(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[_Ref], sign_words: list[str],
+             lexicon: Lexicon, graph: WorldGraph, domain: Domain) -> list[str]:
+    """People a clause says went to a room ("Jessica and Michael have both gone out to the laundry room", "Michael's
+    in kitchen 1") whom `stated` does not put in it (nor memory has there): a partial answer is not applied. Not
+    after a negation or a modal ("nobody went in", "wants to go to"): `sign_words` has those blanked."""
+    said = {s.fact for s in stated if s.true}
+    out: list[str] = []
+    for start, end in spans:
+        for room in refs:
+            if not (start <= room.start < end) or room.describes or room.source or not _all(
+                    graph, domain, room.names, "room"):
+                continue
+            i = room.start - 1
+            while i >= start and sign_words[i] in _WAY:
+                i -= 1
+            between = set(sign_words[i + 1:room.start])
+            if i < start or not between & _INTO:
+                continue
+            if sign_words[i] in lexicon.goes and not _MODALS & set(sign_words[max(start, i - 3):i]):
+                before = [r for r in refs if start <= r.start and r.end <= i]
+            elif sign_words[i] in _NOW_BE and between <= _NOW_IN:
+                before = [r for r in refs if start <= r.start and r.end == i]
+            else:
+                continue
+            people = [r for r in before if not r.describes and _all(graph, domain, r.names, "person")]
+            group = people[-1:]
+            for earlier in reversed(people[:-1]):  # "Jessica and Michael ... gone": both went
+                if [w for w in sign_words[earlier.end:group[0].start] if w] != ["and"]:
+                    break
+                group.insert(0, earlier)
+            for who in group:
+                if not any(Fact("in_room", (p, r)) in said or graph.has_fact(Fact("in_room", (p, r)))
+                           for p in who.names for r in room.names):
+                    message = (f"the text says {' or '.join(sorted(who.names))} went to "
+                               f"{' or '.join(_the(graph, r) for r in sorted(room.names))}: state where they are now")
+                    if message not in out:
+                        out.append(message)
     return out
 
 

@@ -1104,11 +1104,19 @@ def _acted_on_later(words: list[str], after: int, signs: dict[bool, frozenset[st
     states = lexicon.state_words
     for start, end in clauses(words):
         bare = all(w in states or w in ("again", "then") for w in words[start:end])  # "turned it on | and off"
+        if before_it(words, start):
+            continue
         if start >= after and ({"it", "them"} & set(words[start:end]) or bare):
             end = _before_a_plan(words, start, end)  # "and it needs a wash": yet to be
             said = signs_in(words, start, end, signs) or ({False} if verbs & set(words[start:end]) else set())
             out = said or out
     return out
+
+
+def before_it(words: list[str], start: int) -> bool:
+    """A clause "before it ..." ("picked it up before it rang out"): what the thing did not come to do (not "before
+    Alice answered it": that came after)."""
+    return 0 < start < len(words) and words[start - 1] == "before" and words[start] in ("it", "they")
 
 
 def clauses(words: list[str], stops: frozenset[int] = frozenset()) -> list[tuple[int, int]]:

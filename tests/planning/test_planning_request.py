@@ -721,3 +721,22 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
 ])
 def test_asking_to_check_and_what_a_request_is_for_in_plainer_words(task, plain):
     assert plain_request(task) == plain
+
+
+@pytest.mark.parametrize(("text", "wrong", "right", "problem"), [
+    # "every tap" is not every light: the type of an ALL_ argument is one the request asks for every thing of
+    ("Make sure every tap in the house is off.", [Literal("light_on", ("ALL_light",), True)],
+     [Literal("faucet_on", ("ALL_faucet",), True)], "the task does not ask for every light"),
+    # an exception lost: the model switched every light off
+    ("Turn off the lights everywhere except the one in the garage.", [Literal("light_on", ("ALL_light",), True)],
+     [Literal("light_on", ("ALL_light",), True), Literal("light_on", ("work_light_1",), False)],
+     "the task makes an exception (\"except ...\")"),
+])
+def test_a_model_goal_for_every_thing_of_the_wrong_kind_or_without_its_exception_is_sent_back(text, wrong, right,
+                                                                                            problem):
+    world = _world()
+    grounder = Grounder(world.domain, world.verifier.rules)
+    check = goal_problems(Wording.of(text, grounder.ground(text, world.graph)), world.graph, world.domain,
+                          world.verifier.rules, grounder.lexicon)
+    assert any(problem in p for p in check(wrong)), check(wrong)
+    assert not [p for p in check(right) if "every" in p or "exception" in p], check(right)
