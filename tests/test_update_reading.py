@@ -341,6 +341,10 @@ def test_what_a_plain_clause_states_is_added_to_a_model_answer_that_left_it_out(
     ("Someone left the tap running in the bathroom.", "Someone left the tap in the bathroom running."),
     ("Jessica ate the small yogurt from fridge 1.", "Jessica is eating the small yogurt from fridge 1."),
     ("Jessica ate the salad off the yellow plate.", "Jessica ate the salad off the yellow plate."),  # the plate
+    ("Jessica ate the salad out of the purple salad bowl.", "Jessica ate the salad out of the purple salad bowl."),
+    # off a table, out of the fridge: a place, not a dish; she has it
+    ("Jessica ate the pear off the kitchen table.", "Jessica is eating the pear off the kitchen table."),
+    ("Jessica drank the juice box out of the fridge.", "Jessica is drinking the juice box out of the fridge."),
     ("The pantry that was open is shut now.", "The open pantry is shut now."),
 ])
 def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):

@@ -48,7 +48,8 @@ _POLITE = frozenset({"please", "kindly", "could", "can", "would", "will", "you",
 """Words that may open an imperative clause before its verb ("could you please ...", "ugh, ...")."""
 _NOT_VERBS = STOPWORDS | frozenset({"someone", "somebody", "anyone", "anybody", "everyone", "everybody", "there",
                                     "here", "what", "where", "who", "which", "why", "how", "when", "if", "thanks",
-                                    "thank", "yes", "no", "not", "all", "every", "each", "both"})
+                                    "thank", "yes", "no", "not", "all", "every", "each", "both", "did", "does"})
+"""Words no asking clause opens with ("did anyone leave a tap running?" asks a question, not for a change)."""
 _BE = frozenset({"is", "'s", "are", "was", "were", "has", "needs", "need", "looks", "seems", "got", "gets"})
 _PARTICLES = frozenset({"up", "down", "off", "on", "out", "away", "back", "over", "me", "us", "him", "her", "them"})
 DETERMINERS = frozenset({"the", "a", "an", "some", "my", "your", "his", "her", "their", "our", "this", "that",

@@ -837,7 +837,7 @@ def settle_goal(task: str, literals: Sequence[Literal], mentions: Sequence[Menti
     wording = Wording.of(task, mentions)
     notes: list[str] = []
     literals = mend_signs(wording, within_groups(wording, literals, graph, domain, rules, lexicon, notes), graph,
-                          lexicon, notes)
+                          lexicon, notes, domain)
     literals = _one_place_each(_without_implied(literals, rules), rules, notes)
     keeps, _ = kept_things(task, mentions, graph, domain, lexicon)
     literals = apply_keeps(_except_contradicted(literals, graph, domain), keeps, graph, domain)

@@ -161,6 +161,7 @@ def _where_it_is_now(wording: Wording, literals: Sequence[Literal], graph: World
 
 
 _PLACE_KINDS = ("room", "receptacle")
+_DEICTIC = frozenset({"here", "there", "in here", "in there"})
 
 
 def coverage_problems(wording: Wording, literals: Sequence[Literal], graph: WorldGraph, domain: Domain,
@@ -211,8 +212,8 @@ def coverage_problems(wording: Wording, literals: Sequence[Literal], graph: Worl
         moving = bool((lexicon.moves - {"leave", "left"}) & set(span)) or "back" in span or "away" in span
         for m in things:
             if not clause.start <= m.start < clause.end or _taken_from(wording.words, m.start) or _beside_of(
-                    wording.words, m.start):
-                continue
+                    wording.words, m.start) or m.words in _DEICTIC:
+                continue  # "bring it to me in here", "put it there": where the speaker or the thing named is
             if any(_is(graph, domain, n, k) for n in m.candidates for k in _PLACE_KINDS) and (
                     not moving and _located_by(wording.words, m.start)):
                 continue  # "wash the dishes in the sink": where they are
@@ -272,11 +273,19 @@ def _fits_clause(predicate: str, clause: Clause, wording: Wording, graph: WorldG
 
 # ---- signs ----------------------------------------------------------------------------------------------------
 def mend_signs(wording: Wording, literals: Sequence[Literal], graph: WorldGraph, lexicon: Lexicon,
-               notes: list[str]) -> list[Literal]:
+               notes: list[str], domain: Domain) -> list[Literal]:
     """Each state literal with the sign the request's words give it (see the module docstring); mends noted."""
     out = []
     for lit in literals:
-        if len(lit.args) != 1 or lit.quantified or lit.predicate not in lexicon.states:
+        if len(lit.args) != 1 or lit.predicate not in lexicon.states:
+            out.append(lit)
+            continue
+        if lit.quantified:  # "make sure every tap is off": the words for every thing of the kind give the sign
+            asked = _kind_signs(wording, lexicon, lit.predicate, lit.args[0][len(WILDCARD):], graph, domain)
+            if len(asked) == 1 and lit.negated in asked:
+                mended = Literal(lit.predicate, lit.args, not lit.negated, lit.quote)
+                notes.append(f"{lit.to_pddl()} -> {mended.to_pddl()}: the request's words say so")
+                lit = mended
             out.append(lit)
             continue
         thing = lit.args[0]
@@ -291,6 +300,17 @@ def mend_signs(wording: Wording, literals: Sequence[Literal], graph: WorldGraph,
             lit = mended
         out.append(lit)
     return out
+
+
+def _kind_signs(wording: Wording, lexicon: Lexicon, predicate: str, kind: str, graph: WorldGraph,
+                domain: Domain) -> set[bool]:
+    """The signs the asking clauses that name things of `kind` give `predicate` ("turn every light off")."""
+    found: set[bool] = set()
+    for clause in wording.clauses:
+        if clause.verb is not None and any(domain.is_subtype(graph.entity_type(n) or "", kind)
+                                           for n in wording.names_in(clause)):
+            found |= wording.states_said(clause, lexicon).get(predicate, set())
+    return found
 
 
 def _signs(wording: Wording, lexicon: Lexicon, predicate: str, thing: str, *, imperative: bool) -> set[bool]:

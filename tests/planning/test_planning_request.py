@@ -740,3 +740,23 @@ def test_a_model_goal_for_every_thing_of_the_wrong_kind_or_without_its_exception
                           world.verifier.rules, grounder.lexicon)
     assert any(problem in p for p in check(wrong)), check(wrong)
     assert not [p for p in check(right) if "every" in p or "exception" in p], check(right)
+
+
+def test_here_and_there_name_no_thing_the_goal_must_speak_of():
+    world = _world()
+    grounder = Grounder(world.domain, world.verifier.rules)
+    text = "The atlas that ended up on the nightstand in bedroom 1 goes on the garage shelf, put it there."
+    mentions = grounder.ground(text, world.graph)
+    assert any(m.words == "there" for m in mentions)  # grounded to a room, which the goal need not speak of
+    check = goal_problems(Wording.of(text, mentions), world.graph, world.domain, world.verifier.rules,
+                          grounder.lexicon)
+    assert check([Literal("on", ("atlas_1", "shelf_1"), False)]) == []
+
+
+def test_the_words_for_every_thing_of_a_kind_give_a_model_all_literal_its_sign():
+    off = settled("Make sure every light in the house is off.", Literal("light_on", ("ALL_light",), False))
+    assert off.goal == "(forall (?x0 - light) (not (light_on ?x0)))" and "the request's words say so" in off.reason
+    # a question before the request ("did anyone leave a tap running?") asks for nothing: the request's "off" stands
+    taps = settled("did anyone leave a tap running? make sure every tap in the house is off",
+                   Literal("faucet_on", ("ALL_faucet",), False))
+    assert taps.goal == "(forall (?x0 - faucet) (not (faucet_on ?x0)))", taps
