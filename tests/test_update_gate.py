@@ -281,3 +281,16 @@ def test_a_person_the_text_says_went_to_a_room_must_be_put_in_it():
                  "the book.", "Alice came back from the bedroom and took the book.",
                  "Alice was in the bedroom, she took the book."):
         assert _check(text, [Stated(F("has", "alice", "book1"), True)], graph) == [], text
+
+
+def test_a_later_clause_about_a_thing_that_may_be_another_does_not_undo_its_state():
+    graph = house_graph()
+    graph.add_fact(F("light_on", "lamp1"))
+    graph.add_entity("lamp3", "light", label="reading lamp")
+    graph.add_fact(F("in_room", "lamp3", "living_room"))
+    # "the lamp" of the second clause may be the reading lamp: the first lamp's "off" still stands
+    stated = [Stated(F("light_on", "lamp1"), False), Stated(F("light_on", "lamp3"), True)]
+    text = "Alice switched lamp1 off and put the living room lamp on instead."
+    mentions = Grounder(household(), household_rules()).ground(text, graph)
+    assert any(len(m.candidates) > 1 for m in mentions), [(m.words, m.candidates) for m in mentions]
+    assert not [p for p in _check(text, stated, graph) if "lamp1" in p]

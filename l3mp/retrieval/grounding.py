@@ -425,6 +425,9 @@ class Grounder:
         ordered = _not_in_the_room_named(ordered, words, vocabulary, self._lexicon.moves | self._lexicon.takes
                                          | self._lexicon.gives)
         ordered = _a_word_for_others(ordered, words, vocabulary)
+        lex = self._lexicon
+        ordered = _in_the_room_after(ordered, words, vocabulary, narrowed, stops,
+                                     lex.moves | lex.takes | lex.gives | lex.goes)
         ordered = _renarrow(ordered, vocabulary, narrowed)
         return tuple(_link_qualifiers(ordered, narrowed))
 
@@ -971,6 +974,41 @@ def _possessives(mentions: list[Mention], words: list[str], vocabulary: _Vocabul
                 if mine:
                     out[k] = replace(thing, candidates=mine, alternatives=mine, by_label=False)
                     break
+    return out
+
+
+_UNTIL_THE_ROOM = 6
+"""The most words between a thing and the room after it that says where it is ("the tap's going full blast in
+bathroom 2")."""
+
+
+def _in_the_room_after(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary, narrowed: dict[int, int],
+                       stops: frozenset[int], verbs: frozenset[str]) -> list[Mention]:
+    """"The tap's going full blast in bathroom 2", "the phone is ringing in the bedroom": of alike things, the ones
+    in the one room named next in the clause ("in <room>" at its end), when no verb of moving, taking, giving or
+    going in the clause makes the room where something went (and no other thing is named between). The room then
+    only says which thing is meant (`narrowed`)."""
+    by_name = {e.name: e for e in vocabulary.entities}
+    out = list(mentions)
+    for k, mention in enumerate(out[:-1]):
+        room = out[k + 1]
+        if len(mention.candidates) < 2 or mention.plural or mention.end - 1 in narrowed or len(
+                room.candidates) != 1 or room.start in narrowed.values() or by_name.get(
+                room.candidates[0]) is None or by_name[room.candidates[0]].kind != "room":
+            continue
+        between = words[mention.end:room.start]
+        start = max([i + 1 for i in range(mention.start) if words[i] in _CLAUSE_ENDS or i in stops] or [0])
+        if not set(between) - {"in", "the"} or len(between) > _UNTIL_THE_ROOM or (
+                between[-1] != "in" and between[-2:] != ["in", "the"]) or (
+                _CLAUSE_ENDS & set(between)) or any(mention.end - 1 <= i < room.start - 1 for i in stops):
+            continue
+        if verbs & set(words[start:room.start]):
+            continue  # "put the book down in bedroom 1"; also "left the light on in the bedroom" (a request's
+            # reading of that takes "on" as what is asked for, so which light stays to be asked)
+        there = tuple(n for n in mention.candidates if n in by_name and room.candidates[0] in by_name[n].places)
+        if there and len(there) < len(mention.candidates):
+            out[k] = replace(mention, candidates=there, alternatives=there, by_label=False)
+            narrowed[mention.end - 1] = room.start
     return out
 
 

@@ -119,7 +119,9 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
             said = [a for a, b in {*at, *bare} if literal.true in signs_in(sign_words, a, b, signs)]
             if not said and not literal.true and signs.get(False, frozenset()) & lexicon.answers and picked_up(words):
                 said = [0]  # "the phone rang and she picked up"
-            later = _undone(literal, max(said, default=0), spans, at, events, words, signs, lexicon)
+            surely = [_span_of(spans, r.start) for r in refs if thing in r.names and not r.describes and (
+                len(r.names) == 1 or words[r.start] in _THING_PRONOUNS)]  # not "the kitchen light": maybe another
+            later = _undone(literal, max(said, default=0), spans, surely, events, words, signs, lexicon)
             if not said or later:
                 out.append((literal, f"the text does not say that {_the(graph, thing)} "
                                       f"{'is now' if literal.true else 'is no longer'} {_state(fact.predicate)}"

@@ -32,8 +32,9 @@ MAX_CHANGES = 6
 SYSTEM = """You keep a robot's memory of a home up to date. You are told about an event. Answer with the \
 facts that hold AFTER the event, one for each thing whose place or state the event changes:
 - something moved, was put or left somewhere: its new place only (its old place is removed for you);
-- a person went somewhere: in_room with the new room;
+- a person went somewhere or is now in a room: in_room with the new room;
 - someone took, grabbed, picked up or was given something: has with that person;
+- someone ate or drank something: has with that person, and dirty true for a dish it was eaten or drunk from;
 - switched on or off, opened, closed, shut, washed, cleaned, used or got dirty, started ringing, answered or \
 took the call: the state fact, "true": true if it holds now, false if it stopped.
 Use only the things listed; "args" are their names. Do not state what the event only uses to describe \

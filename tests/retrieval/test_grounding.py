@@ -250,3 +250,16 @@ def test_the_other_of_two_is_the_one_not_named_before(grounder):
     said = found(grounder, graph, "Close the fridge in kitchen 1, then wash the red plate in the other kitchen's "
                                   "dishwasher.")
     assert said["kitchen"] == ("kitchen_2",) and said["dishwasher"] == ("dishwasher_2",)
+
+
+def test_the_room_said_after_what_a_thing_is_doing_says_which_of_alike_things(grounder, house):
+    mentions = grounder.ground("The overhead light is still on in the bathroom, nobody switched it off.", house)
+    assert [(m.words, m.candidates) for m in mentions] == [
+        ("overhead light", ("overhead_light_4",)), ("bathroom", ("bathroom_1",))]
+    assert mentions[1].qualifies == 0  # the room only says which light
+    # a verb of moving makes the room where the thing went, not which one it is
+    lying = grounder.ground("The book is lying around in bedroom 1.", house)
+    assert lying[0].candidates == ("atlas_1", "black_photo_album_1") and lying[1].qualifies == 0
+    moved = grounder.ground("Jessica carried the book all the way in bedroom 1.", house)
+    assert len(moved[1].candidates) == 9 and moved[2].qualifies is None
+    assert len(grounder.ground("Jessica left the book in bedroom 1.", house)[1].candidates) == 9
