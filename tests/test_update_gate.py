@@ -6,7 +6,7 @@ import json
 
 from l3mp.llm.types import LLMReply, Usage
 from l3mp.retrieval.grounding import Grounder, Lexicon
-from l3mp.updates.gate import check
+from l3mp.updates.gate import check, gone
 from l3mp.updates.meaning import Stated
 from l3mp.world.model import Observation
 from tests.helpers import F, house_graph, household, household_rules
@@ -294,3 +294,34 @@ def test_a_later_clause_about_a_thing_that_may_be_another_does_not_undo_its_stat
     mentions = Grounder(household(), household_rules()).ground(text, graph)
     assert any(len(m.candidates) > 1 for m in mentions), [(m.words, m.candidates) for m in mentions]
     assert not [p for p in _check(text, stated, graph) if "lamp1" in p]
+
+
+def test_what_a_thing_did_not_come_to_do_before_someone_acted_asks_for_no_state():
+    graph = house_graph()
+    graph.add_entity("phone1", "phone", label="phone")
+    graph.add_fact(F("on", "phone1", "table1"))  # not ringing in memory: the sentence ends with it not ringing
+    stated = [Stated(F("has", "alice", "phone1"), True)]
+    assert _check("The phone was ringing so Alice picked it up before it rang out.", stated, graph) == []
+    # answered in the clause it rang in ("legged it" is no verb it knows): no state it has now
+    text = "The phone was ringing in the kitchen so Alice legged it in there and picked it up before it rang out"
+    assert _check(text, [*stated, Stated(F("in_room", "alice", "kitchen"), True)], graph) == []
+
+
+def test_the_one_person_the_text_says_went_to_the_one_room_is_put_there():
+    graph = house_graph()
+    text = "Alice's in the kitchen now, she took the book."
+    mentions = Grounder(household(), household_rules()).ground(text, graph)
+    args = (mentions, text, Lexicon.for_domain(household()), household_rules(), graph, household())
+    assert gone([Stated(F("has", "alice", "book1"), True)], *args) == [Stated(F("in_room", "alice", "kitchen"), True)]
+    assert gone([Stated(F("in_room", "alice", "kitchen"), True)], *args) == []  # stated already
+
+
+def test_a_thing_the_answer_changes_the_other_way_does_not_cover_a_state_said_of_alike_things():
+    graph = house_graph()
+    graph.add_fact(F("light_on", "lamp1"))
+    graph.add_entity("lamp3", "light", label="reading lamp")
+    graph.add_fact(F("in_room", "lamp3", "living_room"))
+    text = "Alice switched lamp1 off and put the living room lamp on instead."
+    problems = _check(text, [Stated(F("light_on", "lamp1"), False)], graph)
+    assert any("is now light on" in p for p in problems), problems  # lamp1 was on, but it is the one switched off
+    assert _check(text, [Stated(F("light_on", "lamp1"), False), Stated(F("light_on", "lamp3"), True)], graph) == []

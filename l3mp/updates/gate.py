@@ -254,10 +254,23 @@ _NOW_IN = frozenset({"in", "now", "back", "into", "the"})
 def _unmoved(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[_Ref], sign_words: list[str],
              lexicon: Lexicon, graph: WorldGraph, domain: Domain) -> list[str]:
     """People a clause says went to a room ("Jessica and Michael have both gone out to the laundry room", "Michael's
-    in kitchen 1") whom `stated` does not put in it (nor memory has there): a partial answer is not applied. Not
-    after a negation or a modal ("nobody went in", "wants to go to"): `sign_words` has those blanked."""
-    said = {s.fact for s in stated if s.true}
+    in kitchen 1") whom `stated` does not put in it (nor memory has there): a partial answer is not applied."""
     out: list[str] = []
+    for who, room in _goings(stated, spans, refs, sign_words, lexicon, graph, domain):
+        message = (f"the text says {' or '.join(sorted(who.names))} went to "
+                   f"{' or '.join(_the(graph, r) for r in sorted(room.names))}: state where they are now")
+        if message not in out:
+            out.append(message)
+    return out
+
+
+def _goings(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[_Ref], sign_words: list[str],
+            lexicon: Lexicon, graph: WorldGraph, domain: Domain) -> list[tuple[_Ref, _Ref]]:
+    """(who, room) of each person a clause says went to a room, or is in one now, that `stated` does not put there
+    and memory does not have there. Not after a negation or a modal ("nobody went in", "wants to go to"):
+    `sign_words` has those blanked."""
+    said = {s.fact for s in stated if s.true}
+    out: list[tuple[_Ref, _Ref]] = []
     for start, end in spans:
         for room in refs:
             if not (start <= room.start < end) or room.describes or room.source or not _all(
@@ -281,13 +294,27 @@ def _unmoved(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[
                 if [w for w in sign_words[earlier.end:group[0].start] if w] != ["and"]:
                     break
                 group.insert(0, earlier)
-            for who in group:
-                if not any(Fact("in_room", (p, r)) in said or graph.has_fact(Fact("in_room", (p, r)))
-                           for p in who.names for r in room.names):
-                    message = (f"the text says {' or '.join(sorted(who.names))} went to "
-                               f"{' or '.join(_the(graph, r) for r in sorted(room.names))}: state where they are now")
-                    if message not in out:
-                        out.append(message)
+            out += [(who, room) for who in group if not any(
+                Fact("in_room", (p, r)) in said or graph.has_fact(Fact("in_room", (p, r)))
+                for p in who.names for r in room.names)]
+    return out
+
+
+def gone(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexicon: Lexicon, rules: RuleSet,
+         graph: WorldGraph, domain: Domain) -> list[Stated]:
+    """What the text's going settles that `stated` leaves out: the one person it says went to (or is in) the one
+    room is in it ("Michael's in kitchen 1 raiding the pantry, he's nicked the chocolate bar")."""
+    words = tokens(text)
+    planned = yet_to_be(words, pauses(text))
+    sign_words = ["" if i in planned else w for i, w in enumerate(outside_mentions(words, mentions))]
+    spans = _spans(words, sign_words, lexicon, pauses(text))
+    refs = _references(words, mentions, graph, domain, rules)
+    out = []
+    for who, room in _goings(stated, spans, refs, _affirmed(sign_words), lexicon, graph, domain):
+        if len(who.names) == 1 and len(room.names) == 1 and domain.predicate("in_room") is not None:
+            literal = Stated(Fact("in_room", (next(iter(who.names)), next(iter(room.names)))), True)
+            if literal not in out:
+                out.append(literal)
     return out
 
 
@@ -309,18 +336,21 @@ def _uncovered(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: lis
     said = {(s.fact, s.true) for s in stated}
 
     def covered(predicate: str, sign: bool, ref: _Ref) -> bool:
-        facts = [Fact(predicate, (n,)) for n in ref.names]
-        return any((f, sign) in said or graph.has_fact(f) == sign for f in facts)
+        facts = [Fact(predicate, (n,)) for n in ref.names]  # not by a thing the answer changes the other way ("killed
+        # the pendant light and put the main kitchen light on": the pendant light, on till now, is not the one)
+        return any((f, sign) in said or (graph.has_fact(f) == sign and (f, not sign) not in said) for f in facts)
 
     out: list[str] = []
     events = _events(sign_words)
     for start, end in spans:
+        if before_it(sign_words, start):
+            continue  # "picked it up before it rang out": no state it has now
         here = [r for r in refs if start <= r.start < end and not r.describes and not r.source]
         for i in range(start, end):
             options = []
             for predicate, signs in lexicon.states.items():
                 declared = domain.predicate(predicate)
-                found = signs_in(sign_words, i, i + 1, signs)
+                found = signs_in(events, i, i + 1, signs)  # not "it had been on all night"
                 if declared is None or declared.arity != 1 or len(found) != 1:
                     continue
                 fitting = [r for r in here if all(domain.is_subtype(graph.entity_type(n) or "", declared.types[0])
@@ -328,6 +358,9 @@ def _uncovered(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: lis
                     Stated(Fact(predicate, (next(iter(r.names)),)), next(iter(found))), start,
                     spans, [_span_of(spans, o.start) for o in refs if o.names & r.names], events, sign_words, signs,
                     lexicon)]  # "the phone rang and Jessica answered it": "rang" is not asked for
+                if fitting and next(iter(found)) and signs.get(False, frozenset()) & lexicon.answers and picked_up(
+                        sign_words[i + 1:end]):
+                    continue  # "the phone was ringing so she ran in and picked it up": answered, in one clause
                 if fitting:
                     options.append((predicate, next(iter(found)), fitting))
             listed = [(p, sign, r) for p, sign, fitting in options for r in fitting

@@ -417,6 +417,9 @@ class _Run:
             for literal in gate.taken(stated, *args):
                 stated = [s for s in stated if s.fact != literal.fact] + [literal]
                 self.mended.append(f"added {literal}: who takes or answers a thing has it")
+            for literal in gate.gone(stated, *args):
+                stated = [s for s in stated if s.fact != literal.fact] + [literal]
+                self.mended.append(f"added {literal}: the text says they went there")
             fewer, again = self.derive(stated)
             if fewer is None or again:
                 return stated, delta, again
