@@ -587,3 +587,16 @@ def test_the_on_it_of_a_thing_that_says_which_place_is_meant_is_set_aside():
     assert {words[i] for i in aside} == {"the", "one", "with", "plate", "on", "it"}
     text = "Jessica put the atlas on the kitchen table with the plate."
     assert not _with_it(tokens(text), grounder.ground(text, graph))
+
+
+def test_who_gives_a_thing_does_not_have_it_after():
+    graph = house().copy()
+    graph.add_entity("michael", "person", label="Michael")
+    graph.add_fact(F("in_room", "michael", "kitchen_1"))
+    text = "Michael came into the kitchen so Jessica passed him the atlas off the bookshelf."
+    grounder = Grounder(household(), household_rules())
+    kept, notes = repair([Stated(F("has", "michael", "atlas_1"), True), Stated(F("has", "jessica", "atlas_1"), True)],
+                         grounder.ground(text, graph), text, Lexicon.for_domain(household()), household_rules(),
+                         graph, household())
+    assert Stated(F("has", "michael", "atlas_1"), True) in kept
+    assert Stated(F("has", "jessica", "atlas_1"), True) not in kept, notes

@@ -777,7 +777,9 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
         if literal.fact not in seen:
             seen[literal.fact] = literal.true
             kept.append(literal)
-    kept = _last_place(kept, mentions, sources, rules, graph, notes)
+    givers = {n for m in mentions if m.end < len(words) and words[m.end] in lexicon.gives for n in m.candidates
+              if domain.is_subtype(graph.entity_type(n) or "", "person")}  # "Jess passed him the dictionary"
+    kept = _last_place(kept, mentions, sources | givers, rules, graph, notes)
     kept = [_nearest_place(s, mentions, rules, graph, notes) for s in kept]
     added = _new_places(kept, mentions, sources, rules, graph, domain, notes, words, lexicon)
     kept = _stays_put(kept, words, lexicon, rules, graph, notes)
