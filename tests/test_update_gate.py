@@ -325,3 +325,15 @@ def test_a_thing_the_answer_changes_the_other_way_does_not_cover_a_state_said_of
     problems = _check(text, [Stated(F("light_on", "lamp1"), False)], graph)
     assert any("is now light on" in p for p in problems), problems  # lamp1 was on, but it is the one switched off
     assert _check(text, [Stated(F("light_on", "lamp1"), False), Stated(F("light_on", "lamp3"), True)], graph) == []
+
+
+def test_a_thing_the_text_says_was_put_somewhere_needs_a_new_place():
+    graph = house_graph()
+    graph.remove_fact(F("on", "mug1", "counter1"))
+    graph.add_fact(F("has", "alice", "mug1"))
+    text = "Alice put the mug down on the shelf."
+    # an answer that only repeats what memory has is no record of the event
+    problems = _check(text, [Stated(F("has", "alice", "mug1"), True)], graph)
+    assert "the text says the mug1 (mug1) was put in or on the shelf1 (shelf1): state where it is now" in problems
+    assert _check(text, [Stated(F("on", "mug1", "shelf1"), True)], graph) == []
+    assert not [p for p in _check("Alice wants to put the mug on the shelf.", [], graph) if "was put" in p]

@@ -37,10 +37,13 @@ from l3mp.world.graph import WorldGraph
 NOT_THINGS = frozenset({"house", "home", "flat", "apartment", "place", "everywhere", "favour", "favor", "hand",
                         "look", "moment", "minute", "second", "bit", "lot", "time", "way", "day", "night", "morning",
                         "evening", "one", "ones", "other", "others", "rest", "same", "hands", "arms", "head", "back",
-                        "feet", "legs"})
+                        "feet", "legs", "anymore", "honestly", "anyway", "anyways", "really", "actually", "again",
+                        "either", "tho", "though", "already", "ever", "now", "today", "tonight", "tomorrow",
+                        "seriously", "literally", "later", "soon", "yet", "too", "instead", "afterwards"})
 """Nouns after a determiner that never name a thing of the memory: the whole home, phrases of politeness or
-time ("do me a favour", "for a moment"), the speaker's body ("got my hands full"), and words that stand for a thing
-named elsewhere ("the one in bedroom 1", "the rest")."""
+time ("do me a favour", "for a moment"), the speaker's body ("got my hands full"), words that stand for a thing
+named elsewhere ("the one in bedroom 1", "the rest"), and words of manner or time after "this" or "that" ("not
+watching this anymore honestly")."""
 _POLITE = frozenset({"please", "kindly", "could", "can", "would", "will", "you", "just", "also", "now", "then",
                      "hey", "robot", "ok", "okay", "so", "u", "pls", "plz", "ya", "well", "right"}) | frozenset({
     "ugh", "urgh", "argh", "hmm", "hm", "mmm", "mm", "oh", "ah", "ahh", "ooh", "um", "uh", "er", "erm", "ew", "eww",
@@ -180,11 +183,30 @@ def clauses_of(task: str, words: list[str], covered: set[int]) -> list[Clause]:
             i = first
             while i < last and words[i] in _POLITE:
                 i += 1
-            imperative = i < last and words[i] not in _NOT_VERBS and i not in covered and not (
-                i + 1 < last and words[i + 1] in _BE)
+            wish = _wished(words, i, last)
+            imperative = wish is not None or (i < last and words[i] not in _NOT_VERBS and i not in covered and not (
+                i + 1 < last and words[i + 1] in _BE))
             if first < last:
-                out.append(Clause(first, last, i if imperative else None))
+                out.append(Clause(first, last, (i if wish is None else wish) if imperative else None))
     return out
+
+
+_WISHES = frozenset({"have", "get", "want", "need", "like"})
+
+
+def _wished(words: list[str], i: int, end: int) -> int | None:
+    """The verb of a clause that asks as a wish ("can I have the red glass", "I'd like the TV on", "we need the
+    lights off"), or None (also for "I want to ...", most often a reason: "I want to try that curry recipe")."""
+    if i >= end or words[i] not in ("i", "we"):
+        return None
+    j = i + 1
+    if j < end and words[j] in ("'d", "d", "would", "really", "just", "do", "'ll", "will"):
+        j += 1
+    if j >= end or words[j] not in _WISHES:
+        return None
+    if j + 1 < end and words[j + 1] == "to":
+        return None  # "I need to wash my face, ...": the reason for the request, not the request
+    return j
 
 
 # ---- a thing the memory has nothing of ------------------------------------------------------------------------

@@ -838,7 +838,8 @@ def settle_goal(task: str, literals: Sequence[Literal], mentions: Sequence[Menti
     notes: list[str] = []
     literals = mend_signs(wording, within_groups(wording, literals, graph, domain, rules, lexicon, notes), graph,
                           lexicon, notes, domain)
-    literals = _one_place_each(_without_implied(literals, rules), rules, notes)
+    named = {n for m in mentions if not meaning.is_source(wording.words, m.start) for n in m.candidates}
+    literals = _one_place_each(_without_implied(literals, rules), rules, notes, named)
     keeps, _ = kept_things(task, mentions, graph, domain, lexicon)
     literals = apply_keeps(_except_contradicted(literals, graph, domain), keeps, graph, domain)
     quantified = [lit for lit in literals if lit.quantified]
@@ -890,23 +891,31 @@ def _without_implied(literals: Sequence[Literal], rules: RuleSet) -> list[Litera
         for key in rule.keys_of(lit.predicate, lit.args)))]
 
 
-def _one_place_each(literals: Sequence[Literal], rules: RuleSet, notes: list[str]) -> list[Literal]:
+def _one_place_each(literals: Sequence[Literal], rules: RuleSet, notes: list[str],
+                    named: set[str] | frozenset[str] = frozenset()) -> list[Literal]:
     """Of two places for one thing under a rule that allows it one ("(holding the_robot book)" and "(on book
-    shelf)": no state has both), the last stands: the robot holds it on the way, where it ends is the goal."""
+    shelf)": no state has both), the last stands: the robot holds it on the way, where it ends is the goal. A place
+    the request names (`named`: not where the thing comes from) stands over one it does not ("grab it out of the
+    fridge and take it to Jessica": not a table the model made up)."""
     last: dict[tuple[str, str], int] = {}
     for k, lit in enumerate(literals):
         if not lit.negated and not lit.quantified:
             for rule in rules.for_predicate(lit.predicate):
                 if rule.max == 1:
                     for key in rule.keys_of(lit.predicate, lit.args):
-                        last[(rule.name, key)] = k
+                        spoken = bool(set(lit.args) - {key} & named)
+                        held = last.get((rule.name, key))
+                        if held is None or spoken or not set(literals[held].args) - {key} & named:
+                            last[(rule.name, key)] = k
     out = []
     for k, lit in enumerate(literals):
         later = None if lit.negated or lit.quantified else next(
             (literals[last[(rule.name, key)]] for rule in rules.for_predicate(lit.predicate) if rule.max == 1
-             for key in rule.keys_of(lit.predicate, lit.args) if last.get((rule.name, key), k) > k), None)
+             for key in rule.keys_of(lit.predicate, lit.args) if last.get((rule.name, key), k) != k), None)
         if later is not None:
-            notes.append(f"dropped {lit.to_pddl()}: {later.to_pddl()} is where the request leaves it")
+            notes.append(f"dropped {lit.to_pddl()}: {later.to_pddl()} is where the request leaves it"
+                         if literals.index(later) > k else f"dropped {lit.to_pddl()}: the request names no "
+                         f"{' or '.join(sorted(set(lit.args) - set(later.args)))} as where it is to go")
             continue
         out.append(lit)
     return out

@@ -107,6 +107,10 @@ def goal_problems(wording: Wording, graph: WorldGraph, domain: Domain, rules: Ru
                     out.append(f"{lit.to_pddl()}: the task does not ask for every {wanted}; name the {wanted} "
                                f"objects it means{hint}")
         out += _no_exception(wording, literals, graph, domain)
+        if speaker is not None and _brought_to_me(wording.words) and not any(
+                lit.predicate == "has" and lit.args[:1] == (speaker,) and not lit.negated for lit in literals):
+            out.append(f"the task asks for something to be brought to {speaker}, who says it: add (has {speaker} "
+                       "<the thing>)")
         predicates = {lit.predicate for lit in literals}
         for clause in wording.clauses:
             if clause.verb is None:
@@ -122,6 +126,22 @@ def goal_problems(wording: Wording, graph: WorldGraph, domain: Domain, rules: Ru
 
 
 _EXCEPT = ("except", "excluding", "apart from", "other than", "but not", "save for", "not including")
+
+
+_BRING = frozenset({"bring", "fetch", "get", "grab", "pass", "hand", "give", "take", "carry"})
+
+
+def _brought_to_me(words: list[str]) -> bool:
+    """"bring me ...", "grab me ...", "... and bring it to me": the speaker is to have something (not "get it for
+    me": that may be answering a phone)."""
+    for i, word in enumerate(words):
+        if word != "me" or not i:
+            continue
+        if words[i - 1] in _BRING:
+            return True
+        if words[i - 1] == "to" and any(w in _BRING for w in words[max(0, i - 6):i - 1]):
+            return True
+    return False
 
 
 def _no_exception(wording: Wording, literals: Sequence[Literal], graph: WorldGraph, domain: Domain) -> list[str]:
@@ -147,14 +167,14 @@ def _no_exception(wording: Wording, literals: Sequence[Literal], graph: WorldGra
 def _where_it_is_now(wording: Wording, literals: Sequence[Literal], graph: WorldGraph, rules: RuleSet) -> list[str]:
     """Literals of a goal that holds already which put a thing where the request says it is now or takes it from
     ("fetch me the orange novel off the desk": not (on orange_novel desk)); the request asks for a change."""
-    if any(lit.quantified or graph.has_fact(Fact(lit.predicate, lit.args)) == lit.negated for lit in literals):
-        return []
+    holds = not any(lit.quantified or graph.has_fact(Fact(lit.predicate, lit.args)) == lit.negated
+                    for lit in literals)
     out = []
     for lit in literals:
         where = placed(Fact(lit.predicate, lit.args), rules) if not lit.negated else None
         mention = next((m for m in wording.mentions if where[1] in m.candidates), None) if where else None
-        if where and mention is not None and (mention.qualifies is not None or is_source(wording.words,
-                                                                                            mention.start)):
+        if where and mention is not None and (is_source(wording.words, mention.start) or (
+                holds and mention.qualifies is not None)):  # "bring him the sparkling water off the side table"
             out.append(f"{lit.to_pddl()}: the task names {where[1]} as where {where[0]} is now or is taken from, not "
                        "where it is to go; say what is to hold once the robot has done what the task asks")
     return out

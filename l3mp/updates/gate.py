@@ -91,7 +91,8 @@ def uncovered(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, 
     sign_words = _affirmed(sign_words)
     return _uncovered(stated, spans, refs, items, sign_words, lexicon, graph, domain) + _untaken(
         stated, spans, refs, words, lexicon, graph, domain, rules) + _unmoved(
-        stated, spans, refs, sign_words, lexicon, graph, domain)
+        stated, spans, refs, sign_words, lexicon, graph, domain) + _unplaced(
+        stated, spans, refs, sign_words, lexicon, graph, domain, rules)
 
 
 def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexicon: Lexicon, rules: RuleSet,
@@ -297,6 +298,38 @@ def _goings(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[_
             out += [(who, room) for who in group if not any(
                 Fact("in_room", (p, r)) in said or graph.has_fact(Fact("in_room", (p, r)))
                 for p in who.names for r in room.names)]
+    return out
+
+
+_PUT_TO = frozenset({"on", "onto", "in", "into", "inside"})
+
+
+def _unplaced(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[_Ref], sign_words: list[str],
+              lexicon: Lexicon, graph: WorldGraph, domain: Domain, rules: RuleSet) -> list[str]:
+    """Things a clause says were put somewhere ("put his lemon down on the coffee table") to which `stated` gives no
+    new place (nor memory has them there already): an answer that only repeats what memory has is no record of
+    the event."""
+    moved = {t for s in stated if s.true and s.is_change(graph)
+             for t in [(_placed(s.fact.predicate, s.fact.args, rules) or ("",))[0]] if t}
+    out: list[str] = []
+    for start, end in spans:
+        for v in range(start, end):
+            if sign_words[v] not in lexicon.moves or _MODALS & set(sign_words[max(start, v - 3):v]):
+                continue
+            after = [r for r in refs if v < r.start < end and not r.describes and not r.source]
+            thing = next((r for r in after if _all(graph, domain, r.names, "item")), None)
+            if thing is None:
+                continue
+            place = next((r for r in after if r.start > thing.start and _all(graph, domain, r.names, "receptacle")
+                          and set(sign_words[max(thing.end, r.start - 3):r.start]) & _PUT_TO), None)
+            if place is None or thing.names & moved or any(graph.has_fact(Fact(p, (n, w))) for n in thing.names
+                                                            for w in place.names for p in ("on", "inside")):
+                continue
+            message = (f"the text says {' or '.join(_the(graph, n) for n in sorted(thing.names))} was put in or on "
+                       f"{' or '.join(_the(graph, w) for w in sorted(place.names))}: state where it is now")
+            if message not in out:
+                out.append(message)
+            break
     return out
 
 
