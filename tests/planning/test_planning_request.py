@@ -48,6 +48,14 @@ def _world() -> WorldModel:
     return world
 
 
+def _goal_check(text: str, speaker: str | None = None):
+    """The check of a model goal against `text`'s words in house 7 (`goal_problems`)."""
+    world = _world()
+    grounder = Grounder(world.domain, world.verifier.rules)
+    return goal_problems(Wording.of(text, grounder.ground(text, world.graph, speaker=speaker)), world.graph,
+                         world.domain, world.verifier.rules, grounder.lexicon, speaker=speaker)
+
+
 def reading(text: str, speaker: str | None = None):
     world = _world()
     return read_request(text, world.graph, world.domain, world.verifier.rules, speaker=speaker)
@@ -519,10 +527,7 @@ def test_a_model_goal_that_lists_things_beside_the_group_the_request_names_keeps
      "no literal is about dirty"),
 ])
 def test_a_model_goal_the_requests_words_do_not_fit_has_a_problem_to_re_prompt(text, literals, problem):
-    world = _world()
-    grounder = Grounder(world.domain, world.verifier.rules)
-    check = goal_problems(Wording.of(text, grounder.ground(text, world.graph)), world.graph, world.domain,
-                          world.verifier.rules, grounder.lexicon)
+    check = _goal_check(text)
     assert any(problem in p for p in check(literals)), check(literals)
     right = [Literal("light_on", ("overhead_light_7",), False)] if "dark" in text else [
         *literals, Literal("dirty", ("black_frying_pan_1",), True)]
@@ -549,20 +554,14 @@ def test_a_model_goal_the_requests_words_do_not_fit_has_a_problem_to_re_prompt(t
      [Literal("has", ("jessica", "atlas_1"), False)], "nobody asks for the robot's own hand"),
 ])
 def test_a_model_goal_must_speak_of_what_the_request_speaks_of_and_of_nothing_else(text, wrong, right, problem):
-    world = _world()
-    grounder = Grounder(world.domain, world.verifier.rules)
-    check = goal_problems(Wording.of(text, grounder.ground(text, world.graph)), world.graph, world.domain,
-                          world.verifier.rules, grounder.lexicon)
+    check = _goal_check(text)
     assert any(problem in p for p in check(wrong)), check(wrong)
     assert check(right) == []
 
 
 def test_a_thing_that_only_says_which_is_meant_need_not_be_in_the_model_goal():
-    world = _world()
-    grounder = Grounder(world.domain, world.verifier.rules)
     text = "Turn off the bedside lamp next to the bookshelf in bedroom 1."
-    check = goal_problems(Wording.of(text, grounder.ground(text, world.graph)), world.graph, world.domain,
-                          world.verifier.rules, grounder.lexicon)
+    check = _goal_check(text)
     assert check([Literal("light_on", ("bedside_lamp_1",), True)]) == []
 
 
@@ -734,10 +733,7 @@ def test_asking_to_check_and_what_a_request_is_for_in_plainer_words(task, plain)
 ])
 def test_a_model_goal_for_every_thing_of_the_wrong_kind_or_without_its_exception_is_sent_back(text, wrong, right,
                                                                                             problem):
-    world = _world()
-    grounder = Grounder(world.domain, world.verifier.rules)
-    check = goal_problems(Wording.of(text, grounder.ground(text, world.graph)), world.graph, world.domain,
-                          world.verifier.rules, grounder.lexicon)
+    check = _goal_check(text)
     assert any(problem in p for p in check(wrong)), check(wrong)
     assert not [p for p in check(right) if "every" in p or "exception" in p], check(right)
 
@@ -765,10 +761,7 @@ def test_the_words_for_every_thing_of_a_kind_give_a_model_all_literal_its_sign()
 @pytest.mark.parametrize("text", ["Can I have the atlas from the bookshelf?", "I'd like the atlas, please.",
                                   "We need the atlas in here."])
 def test_a_wish_asks_like_an_order_so_the_goal_must_speak_of_what_it_names(text):
-    world = _world()
-    grounder = Grounder(world.domain, world.verifier.rules)
-    check = goal_problems(Wording.of(text, grounder.ground(text, world.graph, speaker="jessica")), world.graph,
-                          world.domain, world.verifier.rules, grounder.lexicon, speaker="jessica")
+    check = _goal_check(text, "jessica")
     assert any('names "atlas"' in p for p in check([Literal("light_on", ("overhead_light_1",), False)]))
     assert not [p for p in check([Literal("has", ("jessica", "atlas_1"), False)]) if "atlas" in p]
 
@@ -781,11 +774,7 @@ def test_of_two_places_for_a_thing_the_one_the_request_names_stands():
 
 
 def test_a_model_goal_that_puts_a_thing_where_the_request_takes_it_from_is_sent_back():
-    world = _world()
-    grounder = Grounder(world.domain, world.verifier.rules)
-    text = "Bring Jessica the atlas off the bookshelf in bedroom 1."
-    check = goal_problems(Wording.of(text, grounder.ground(text, world.graph)), world.graph, world.domain,
-                          world.verifier.rules, grounder.lexicon)
+    check = _goal_check("Bring Jessica the atlas off the bookshelf in bedroom 1.")
     # with another literal not so yet, the goal does not hold: the place is still where the atlas is taken from
     wrong = [Literal("on", ("atlas_1", "bookshelf_2"), False), Literal("has", ("jessica", "atlas_1"), False)]
     assert any("as where atlas_1 is now or is taken from" in p for p in check(wrong)), check(wrong)
@@ -793,10 +782,7 @@ def test_a_model_goal_that_puts_a_thing_where_the_request_takes_it_from_is_sent_
 
 
 def test_a_model_goal_for_a_request_to_bring_the_speaker_something_gives_it_to_them():
-    world = _world()
-    grounder = Grounder(world.domain, world.verifier.rules)
     for text in ("Grab me the atlas.", "Pick up the atlas and bring it to me."):
-        check = goal_problems(Wording.of(text, grounder.ground(text, world.graph, speaker="jessica")), world.graph,
-                              world.domain, world.verifier.rules, grounder.lexicon, speaker="jessica")
+        check = _goal_check(text, "jessica")
         assert any("brought to jessica" in p for p in check([Literal("on", ("atlas_1", "bookshelf_1"), False)]))
         assert not [p for p in check([Literal("has", ("jessica", "atlas_1"), False)]) if "brought" in p]
