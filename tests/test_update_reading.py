@@ -345,6 +345,9 @@ def test_what_a_plain_clause_states_is_added_to_a_model_answer_that_left_it_out(
     # off a table, out of the fridge: a place, not a dish; she has it
     ("Jessica ate the pear off the kitchen table.", "Jessica is eating the pear off the kitchen table."),
     ("Jessica drank the juice box out of the fridge.", "Jessica is drinking the juice box out of the fridge."),
+    # "in" a room says where it was; in a dish, the dish is dirty
+    ("Jessica ate the pear off the table in kitchen 1.", "Jessica is eating the pear off the table in kitchen 1."),
+    ("Jessica ate the soup in the red bowl.", "Jessica ate the soup in the red bowl."),
     ("The pantry that was open is shut now.", "The open pantry is shut now."),
 ])
 def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):

@@ -39,11 +39,12 @@ NOT_THINGS = frozenset({"house", "home", "flat", "apartment", "place", "everywhe
                         "evening", "one", "ones", "other", "others", "rest", "same", "hands", "arms", "head", "back",
                         "feet", "legs", "anymore", "honestly", "anyway", "anyways", "really", "actually", "again",
                         "either", "tho", "though", "already", "ever", "now", "today", "tonight", "tomorrow",
-                        "seriously", "literally", "later", "soon", "yet", "too", "instead", "afterwards"})
+                        "seriously", "literally", "later", "soon", "yet", "too", "instead", "afterwards", "right",
+                        "mind"})
 """Nouns after a determiner that never name a thing of the memory: the whole home, phrases of politeness or
 time ("do me a favour", "for a moment"), the speaker's body ("got my hands full"), words that stand for a thing
-named elsewhere ("the one in bedroom 1", "the rest"), and words of manner or time after "this" or "that" ("not
-watching this anymore honestly")."""
+named elsewhere ("the one in bedroom 1", "the rest"), and words of manner, time or thought ("not watching this
+anymore honestly", "a cold beer right about now", "changed my mind about the avocado")."""
 _POLITE = frozenset({"please", "kindly", "could", "can", "would", "will", "you", "just", "also", "now", "then",
                      "hey", "robot", "ok", "okay", "so", "u", "pls", "plz", "ya", "well", "right"}) | frozenset({
     "ugh", "urgh", "argh", "hmm", "hm", "mmm", "mm", "oh", "ah", "ahh", "ooh", "um", "uh", "er", "erm", "ew", "eww",
@@ -234,7 +235,8 @@ def _missing_thing(words: list[str], clause: Clause, mentions: Sequence[Mention]
         phrase = []
         for j in range(i + 1, min(clause.end, i + 1 + PHRASE_WORDS)):
             if words[j] in STOPWORDS or words[j] in _PLACE_WORDS or words[j] in DETERMINERS or words[j] in (
-                    "for", "please", "that", "which", "who", "except", "excluding", "besides", "but", "n", "&") or (
+                    "for", "please", "that", "which", "who", "except", "excluding", "besides", "but", "n", "&",
+                    "about", "around") or (
                     phrase and (words[j] in _PARTICLES or words[j].endswith("ing"))):
                 # "pop the wine back in the fridge", "the pots n pans sitting in the sink": no noun after the first
                 break

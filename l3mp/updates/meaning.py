@@ -207,13 +207,13 @@ _FINISHED = re.compile(r"\b(?:finished|polished|finishing)\s+(?:off|up)\s+(?=(?:
 """"finished off the bottle of wine": is having it (the one who finished it has it)."""
 _ATE = re.compile(
     r"\b(?P<verb>ate|drank)\s+(?=(?:the|a|an|his|her|their|my|our|some)\s|(?:it|them)\b)"
-    r"(?![^,.;!?]*\b(?:off|out\s+of|with|on)\s+(?:the|a|an|his|her|their|my|our)\s+(?:[a-z]+\s+){0,3}"
+    r"(?![^,.;!?]*\b(?:off|out\s+of|with|on|in)\s+(?:the|a|an|his|her|their|my|our)\s+(?:[a-z]+\s+){0,3}"
     r"(?:plate|bowl|dish|saucer|tray|board|platter|mug|cup|glass|pan|saucepan|pot|teapot)s?\b)"
-    r"(?![^,.;!?]*\b(?:off|out\s+of|with)\s+(?:it|them|one)\b)(?!(?:(?!\bfrom\b)[^,.;!?])*\bin\s)",
+    r"(?![^,.;!?]*\b(?:off|out\s+of|with|in)\s+(?:it|them|one)\b)",
     re.IGNORECASE)
-""""ate the orange from the counter": is eating it (the person has it), unless it was eaten off, out of or with a
-dish (then the dish is dirty: the model or `eaten_from` reads that); "in" after "from" says where it was kept
-("from the fridge in kitchen 2")."""
+""""ate the orange from the counter", "ate the chocolate bar off the coffee table in living room 1": is eating it
+(the person has it), unless it was eaten off, out of, in or with a dish (then the dish is dirty: the model or
+`eaten_from` reads that)."""
 
 
 _HAS_BEEN = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:just\s+|already\s+|finally\s+)?"
