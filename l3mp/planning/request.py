@@ -20,6 +20,7 @@ from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
 from l3mp.planning.goal import WILDCARD, Literal, holds
 from l3mp.planning.impossible import DETERMINERS, clauses_of, why_impossible
+from l3mp.planning.wording import EXCEPT_WORDS as _EXCEPT
 from l3mp.planning.wording import Wording, mend_signs, within_groups
 from l3mp.retrieval.base import Retrieved
 from l3mp.retrieval.context import DEFAULT_DEPTH, assemble
@@ -35,7 +36,6 @@ KEEP_WORDS = frozenset({"leave", "keep", "stay", "stays", "remain", "remains", "
 """Words of a clause that asks to keep a thing as it is ("but leave the bedside lamp on")."""
 _KEEP_VERBS = frozenset({"leave", "keep", "stay", "stays", "remain", "remains"})
 _DONT = frozenset({"don", "dont", "not", "never"})
-_EXCEPT = frozenset({"except", "excluding", "besides"})
 _TO = frozenset({"in", "into", "on", "onto", "to", "inside", "at", "from", "back"})
 _BREAKS = frozenset({"and", "then", "but", "so", "while", "please"})
 _WISHES = frozenset({"should", "must", "ought", "need", "needs", "want", "wants", "like", "sure", "let", "make"})
@@ -909,13 +909,14 @@ def _one_place_each(literals: Sequence[Literal], rules: RuleSet, notes: list[str
                             last[(rule.name, key)] = k
     out = []
     for k, lit in enumerate(literals):
-        later = None if lit.negated or lit.quantified else next(
-            (literals[last[(rule.name, key)]] for rule in rules.for_predicate(lit.predicate) if rule.max == 1
+        kept = None if lit.negated or lit.quantified else next(
+            (last[(rule.name, key)] for rule in rules.for_predicate(lit.predicate) if rule.max == 1
              for key in rule.keys_of(lit.predicate, lit.args) if last.get((rule.name, key), k) != k), None)
-        if later is not None:
-            notes.append(f"dropped {lit.to_pddl()}: {later.to_pddl()} is where the request leaves it"
-                         if literals.index(later) > k else f"dropped {lit.to_pddl()}: the request names no "
-                         f"{' or '.join(sorted(set(lit.args) - set(later.args)))} as where it is to go")
+        if kept is not None:
+            other = literals[kept]
+            notes.append(f"dropped {lit.to_pddl()}: {other.to_pddl()} is where the request leaves it" if kept > k
+                         else f"dropped {lit.to_pddl()}: the request names no "
+                         f"{' or '.join(sorted(set(lit.args) - set(other.args)))} as where it is to go")
             continue
         out.append(lit)
     return out

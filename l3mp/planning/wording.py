@@ -125,7 +125,8 @@ def goal_problems(wording: Wording, graph: WorldGraph, domain: Domain, rules: Ru
     return check
 
 
-_EXCEPT = ("except", "excluding", "apart from", "other than", "but not", "save for", "not including")
+EXCEPT_WORDS = frozenset({"except", "excluding", "besides"})
+"""Words that make an exception of a request for every thing of a kind ("every light off except the bedroom one")."""
 
 
 _BRING = frozenset({"bring", "fetch", "get", "grab", "pass", "hand", "give", "take", "carry"})
@@ -147,8 +148,7 @@ def _brought_to_me(words: list[str]) -> bool:
 def _no_exception(wording: Wording, literals: Sequence[Literal], graph: WorldGraph, domain: Domain) -> list[str]:
     """An ``ALL_<type>`` literal of a request that makes an exception ("every light off except the bedroom one")
     with no literal the other way about a thing of that type: the exception was lost."""
-    said = " " + " ".join(wording.words) + " "
-    exception = next((e for e in _EXCEPT if f" {e} " in said), None)
+    exception = next((w for w in wording.words if w in EXCEPT_WORDS), None)
     if exception is None:
         return []
     out = []
@@ -253,8 +253,8 @@ def _taken_from(words: list[str], start: int) -> bool:
     return i >= 0 and (words[i] == "from" or (words[i] == "of" and i > 0 and words[i - 1] == "out"))
 
 
-_KEEPING = frozenset({"leave", "keep", "stay", "stays", "remain", "remains", "still", "except", "excluding",
-                      "besides", "not", "don", "dont", "never", "t"})
+_KEEPING = frozenset({"leave", "keep", "stay", "stays", "remain", "remains", "still", "not", "don", "dont", "never",
+                      "t"}) | EXCEPT_WORDS
 """Words of a clause that asks to keep something or not to do it."""
 _NEAR = frozenset({"near", "beside", "behind", "under", "above", "by", "with", "below", "opposite"})
 
@@ -302,18 +302,14 @@ def mend_signs(wording: Wording, literals: Sequence[Literal], graph: WorldGraph,
             continue
         if lit.quantified:  # "make sure every tap is off": the words for every thing of the kind give the sign
             asked = _kind_signs(wording, lexicon, lit.predicate, lit.args[0][len(WILDCARD):], graph, domain)
-            if len(asked) == 1 and lit.negated in asked:
-                mended = Literal(lit.predicate, lit.args, not lit.negated, lit.quote)
-                notes.append(f"{lit.to_pddl()} -> {mended.to_pddl()}: the request's words say so")
-                lit = mended
-            out.append(lit)
-            continue
-        thing = lit.args[0]
-        asked = _signs(wording, lexicon, lit.predicate, thing, imperative=True)
-        said = _signs(wording, lexicon, lit.predicate, thing, imperative=False)
-        holds = graph.has_fact(Fact(lit.predicate, lit.args)) != lit.negated
-        flip = (len(asked) == 1 and lit.negated in asked) or (
-            not asked and holds and said == {not lit.negated})
+            flip = len(asked) == 1 and lit.negated in asked
+        else:
+            thing = lit.args[0]
+            asked = _signs(wording, lexicon, lit.predicate, thing, imperative=True)
+            said = _signs(wording, lexicon, lit.predicate, thing, imperative=False)
+            holds = graph.has_fact(Fact(lit.predicate, lit.args)) != lit.negated
+            flip = (len(asked) == 1 and lit.negated in asked) or (
+                not asked and holds and said == {not lit.negated})
         if flip:
             mended = Literal(lit.predicate, lit.args, not lit.negated, lit.quote)
             notes.append(f"{lit.to_pddl()} -> {mended.to_pddl()}: the request's words say so")

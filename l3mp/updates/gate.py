@@ -71,6 +71,17 @@ class _Ref:
     """Where something came from ("from the desk", "out of the fridge")."""
 
 
+def _parsed(text: str, mentions: Sequence[Mention], lexicon: Lexicon, rules: RuleSet, graph: WorldGraph,
+            domain: Domain) -> tuple[list[str], list[str], list[tuple[int, int]], list[_Ref]]:
+    """The text's words; its sign words (outside the mentions, none of what is yet to be: "..., she'll clean it
+    later" gives no state now); its clauses (`_spans`); and its references (`_references`)."""
+    words = tokens(text)
+    planned = yet_to_be(words, pauses(text))
+    sign_words = ["" if i in planned else w for i, w in enumerate(outside_mentions(words, mentions))]
+    return words, sign_words, _spans(words, sign_words, lexicon, pauses(text)), _references(
+        words, mentions, graph, domain, rules)
+
+
 def check(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexicon: Lexicon, rules: RuleSet,
           graph: WorldGraph, domain: Domain) -> list[str]:
     """What in `stated` (the literals about to be applied, after the mends and settling) the text does not explain,
@@ -82,11 +93,7 @@ def check(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexi
 def uncovered(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexicon: Lexicon, rules: RuleSet,
               graph: WorldGraph, domain: Domain) -> list[str]:
     """What the text says that `stated` leaves out: a state word for a thing of its clause, a thing someone took."""
-    words = tokens(text)
-    planned = yet_to_be(words, pauses(text))  # "..., she'll clean it later": no state now
-    sign_words = ["" if i in planned else w for i, w in enumerate(outside_mentions(words, mentions))]
-    spans = _spans(words, sign_words, lexicon, pauses(text))
-    refs = _references(words, mentions, graph, domain, rules)
+    words, sign_words, spans, refs = _parsed(text, mentions, lexicon, rules, graph, domain)
     items = [r for r in refs if any(a <= r.start < b for a, b in _items(words, sign_words, lexicon, pauses(text)))]
     sign_words = _affirmed(sign_words)
     return _uncovered(stated, spans, refs, items, sign_words, lexicon, graph, domain) + _untaken(
@@ -98,11 +105,7 @@ def uncovered(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, 
 def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexicon: Lexicon, rules: RuleSet,
                 graph: WorldGraph, domain: Domain) -> list[tuple[Stated, str]]:
     """The changes of `stated` that no words of the text explain, each with why."""
-    words = tokens(text)
-    planned = yet_to_be(words, pauses(text))  # "..., she'll clean it later": no state now
-    sign_words = ["" if i in planned else w for i, w in enumerate(outside_mentions(words, mentions))]
-    spans = _spans(words, sign_words, lexicon, pauses(text))
-    refs = _references(words, mentions, graph, domain, rules)
+    words, sign_words, spans, refs = _parsed(text, mentions, lexicon, rules, graph, domain)
     sign_words = _affirmed(sign_words)
     events = _events(sign_words)
     words = _affirmed(words)
@@ -192,11 +195,7 @@ def taken(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexi
           graph: WorldGraph, domain: Domain) -> list[Stated]:
     """What the text's verbs of taking and answering settle that `stated` leaves out: the one person who answered or
     took the one thing has it ("Sarah answered the smartphone": ``has sarah smartphone_2``)."""
-    words = tokens(text)
-    planned = yet_to_be(words, pauses(text))  # "..., she'll clean it later": no state now
-    sign_words = ["" if i in planned else w for i, w in enumerate(outside_mentions(words, mentions))]
-    spans = _spans(words, sign_words, lexicon, pauses(text))
-    refs = _references(words, mentions, graph, domain, rules)
+    words, _, spans, refs = _parsed(text, mentions, lexicon, rules, graph, domain)
     out = []
     for who, what, _ in _takings(stated, spans, refs, words, lexicon, graph, domain, rules):
         if len(who.names) == 1 and len(what.names) == 1:
@@ -337,11 +336,7 @@ def gone(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexic
          graph: WorldGraph, domain: Domain) -> list[Stated]:
     """What the text's going settles that `stated` leaves out: the one person it says went to (or is in) the one
     room is in it ("Michael's in kitchen 1 raiding the pantry, he's nicked the chocolate bar")."""
-    words = tokens(text)
-    planned = yet_to_be(words, pauses(text))
-    sign_words = ["" if i in planned else w for i, w in enumerate(outside_mentions(words, mentions))]
-    spans = _spans(words, sign_words, lexicon, pauses(text))
-    refs = _references(words, mentions, graph, domain, rules)
+    _, sign_words, spans, refs = _parsed(text, mentions, lexicon, rules, graph, domain)
     out = []
     for who, room in _goings(stated, spans, refs, _affirmed(sign_words), lexicon, graph, domain):
         if len(who.names) == 1 and len(room.names) == 1 and domain.predicate("in_room") is not None:

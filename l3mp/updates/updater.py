@@ -414,12 +414,11 @@ class _Run:
         assert u.grounder is not None
         args = (self.mentions, self.report, u.grounder.lexicon, u.world.verifier.rules, self.graph, u.world.domain)
         if u.drop_unexplained:  # "Sarah answered the smartphone": she has it, whatever the model said about that
-            for literal in gate.taken(stated, *args):
-                stated = [s for s in stated if s.fact != literal.fact] + [literal]
-                self.mended.append(f"added {literal}: who takes or answers a thing has it")
-            for literal in gate.gone(stated, *args):
-                stated = [s for s in stated if s.fact != literal.fact] + [literal]
-                self.mended.append(f"added {literal}: the text says they went there")
+            for settles, why in ((gate.taken, "who takes or answers a thing has it"),
+                                 (gate.gone, "the text says they went there")):
+                for literal in settles(stated, *args):
+                    stated = [s for s in stated if s.fact != literal.fact] + [literal]
+                    self.mended.append(f"added {literal}: {why}")
             fewer, again = self.derive(stated)
             if fewer is None or again:
                 return stated, delta, again
