@@ -603,3 +603,46 @@ def test_who_gives_a_thing_does_not_have_it_after():
                          graph, household())
     assert Stated(F("has", "michael", "atlas_1"), True) in kept
     assert Stated(F("has", "jessica", "atlas_1"), True) not in kept, notes
+
+
+@pytest.mark.parametrize(("text", "unknown"), [
+    ("Jessica put the yellow plate and the saxophone in the dishwasher in kitchen 1.", ("the saxophone",)),
+    ("Jessica put the saxophone and the yellow plate in the dishwasher in kitchen 1.", ("the saxophone",)),
+    ("Jessica put the yellow plate and a bunch of tulips in the dishwasher in kitchen 1.", ("a bunch of tulips",)),
+])
+def test_a_thing_the_memory_has_none_of_listed_beside_a_known_one_is_left_out_and_named(text, unknown):
+    found = reading(text)
+    assert found is not None and set(found.stated) == {Stated(F("inside", "yellow_plate_1", "dishwasher_1"), True)}
+    assert found.unknown == unknown
+    result = _updater().update(text)
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0]
+    assert set(result.record.delta.add) == {F("inside", "yellow_plate_1", "dishwasher_1")}
+    assert f'nothing recorded of "{unknown[0]}": the memory has no such thing' in result.reason
+
+
+@pytest.mark.parametrize("text", [
+    "Jessica put the yellow plate and the plates in the dishwasher in kitchen 1.",  # maybe a plate of memory
+    "Jessica put the yellow plate and the saxophone's case in the dishwasher in kitchen 1.",
+    "Jessica played the saxophone and put the yellow plate in the dishwasher in kitchen 1.",  # not listed with it
+])
+def test_an_unknown_word_that_may_name_a_thing_of_memory_or_is_not_listed_with_one_is_not_left_out(text):
+    found = reading(text)
+    assert found is None or not found.unknown
+
+
+@pytest.mark.parametrize(("part", "remark"), [
+    (["there", "wasnt", "much", "left", "anyway"], True),
+    (tokens("there wasn't much left"), True),
+    (tokens("there's only a bit left"), True),
+    (tokens("there's none of it left"), False),  # "it": maybe a thing's state
+    (tokens("there was a mug left on the table"), True),  # names a thing: the caller's mention check stops it
+])
+def test_how_much_was_left_after_a_comma_is_a_remark(part, remark):
+    from l3mp.updates.reading import _remark
+    assert _remark(part, _verbs()) is remark
+
+
+def test_the_updater_reads_a_report_with_how_much_was_left_after_a_comma_without_the_model():
+    result = _updater().update("Jessica ate the small yogurt from the fridge in kitchen 1, there wasnt much left")
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
+    assert F("has", "jessica", "small_yogurt_1") in set(result.record.delta.add)

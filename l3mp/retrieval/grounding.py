@@ -219,6 +219,11 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower().replace("\u2019", "'"))
 
 
+def token_spans(text: str) -> list[tuple[int, int]]:
+    """Where in `text` each of its `tokens` is (start, end character offsets)."""
+    return [m.span() for m in _TOKEN.finditer(text.lower().replace("\u2019", "'"))]
+
+
 _CARRIED_TO = re.compile(
     r"\b(?:brought|took|carried|fetched|taken|carries|carrying|brings|bringing)\s+(?P<what>(?:the|his|her|their|my|our)\s+"
     r"(?:[a-z]+\s+){0,3}?[a-z]+(?:\s+(?:from|off|out\s+of)\s+(?:the\s+)?(?:[a-z]+\s+){0,2}?[a-z]+(?:\s+\d+)?)?)"

@@ -24,7 +24,17 @@ from itertools import pairwise
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
-from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, pauses, places_of, tokens, unexplained_at
+from l3mp.retrieval.grounding import (
+    STOPWORDS,
+    Lexicon,
+    Mention,
+    outside_mentions,
+    pauses,
+    places_of,
+    token_spans,
+    tokens,
+    unexplained_at,
+)
 from l3mp.updates.meaning import (
     BACK_WORDS,
     PICK_WORDS,
@@ -77,6 +87,9 @@ class Reading:
 
     stated: list[Stated]
     settled: frozenset[str] = frozenset()
+    unknown: tuple[str, ...] = ()
+    """Things listed beside a known one that the memory has none of ("the bread loaf and the bananas"): nothing is
+    recorded of them (language never adds things), and the answer says so."""
 
 
 @dataclass
@@ -100,6 +113,16 @@ def read(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Doma
     blockers = _REQUEST_BLOCKERS if request else _NEGATIONS | _NEW
     aside = (set() if request else _asides(text, words, mentions, lexicon, graph, domain)) | _got_no_new(
         words, lexicon)
+    listed = {} if request else _listed_unknown(words, mentions, graph, domain)
+    if listed:  # read the rest as if they had not been said
+        cut = {i for span in listed.values() for i in span}
+        spans = token_spans(text)
+        kept = "".join(text[a:b] for a, b in _kept(spans, cut, len(text)))
+        shift = [sum(1 for j in cut if j < i) for i in range(len(words) + 1)]
+        moved = [replace(m, start=m.start - shift[m.start], end=m.end - shift[m.end]) for m in mentions
+                 if not cut & set(range(m.start, m.end))]
+        found = read(kept, moved, graph, domain, rules, lexicon)
+        return replace(found, unknown=tuple(listed)) if found is not None else None
     if not words or blockers & {w for i, w in enumerate(words) if i not in aside} or _unknown_nouns(
             text, words, mentions, lexicon, aside):
         return None
@@ -149,6 +172,55 @@ def _unknown_nouns(text: str, words: list[str], mentions: Sequence[Mention], lex
             and not (words[i - 1] == "'s" and words[i] in states)]
 
 
+_SOME_OF = frozenset({"bunch", "couple", "pair", "few", "box", "bag", "handful", "pack", "packet", "tin", "can",
+                      "jar", "bottle", "carton", "loaf", "bit"})
+"""Nouns of an amount ("a bunch of bananas"): the thing is the noun after "of"."""
+
+
+def _listed_unknown(words: list[str], mentions: Sequence[Mention], graph: WorldGraph,
+                    domain: Domain) -> dict[str, range]:
+    """Things the memory has none of, listed with "and" right beside a known item ("put the bread loaf and the
+    bananas in the cupboard", "the bananas and the lemon", "the lemon and a bunch of bananas"): each one's words
+    (with its "and") by what it was called. Not when a word of it is part of the name of anything in memory (a
+    thing maybe called otherwise there), nor a word the grounding reads as part of a mention."""
+    items = [m for m in mentions if m.candidates and all(_is(graph, domain, n, "item") for n in m.candidates)]
+    covered = {i for m in mentions for i in range(m.start, m.end)}
+    names = {part for n in graph.entities() for part in n.split("_") if not part.isdigit()}
+
+    def unknown_at(k: int) -> int | None:  # the end of an unknown thing's words from its determiner at k
+        if k + 1 >= len(words) or words[k] not in _DETERMINERS | {"some"} or {k, k + 1} & covered:
+            return None
+        end = k + 4 if words[k + 1] in _SOME_OF and words[k + 2:k + 3] == ["of"] and k + 3 < len(words) else k + 2
+        said = [w for w in words[k + 1:end] if w != "of"]
+        if any(w in STOPWORDS or set(range(k, end)) & covered or any(
+                n.startswith(w.rstrip("s")) or w.startswith(n) for n in names) for w in said):
+            return None
+        return end if end == len(words) or (words[end] in STOPWORDS and words[end] != "'s") else None
+
+    out: dict[str, range] = {}
+    for m in items:
+        end = unknown_at(m.end + 1) if words[m.end:m.end + 1] == ["and"] else None
+        if end is not None:
+            out[" ".join(words[m.end + 1:end])] = range(m.end, end)
+        for k in range(max(0, m.start - 6), m.start - 2):  # "the bananas and the lemon"
+            end = unknown_at(k) if k >= 0 else None
+            if end is not None and words[end:end + 1] == ["and"] and end + 1 <= m.start <= end + 2 and (
+                    end + 1 == m.start or words[end + 1] in _DETERMINERS):
+                out[" ".join(words[k:end])] = range(k, end + 1)
+    return out
+
+
+def _kept(spans: list[tuple[int, int]], cut: set[int], size: int) -> list[tuple[int, int]]:
+    """The character ranges of a text left when the tokens at `cut` (and the space before each) are taken out."""
+    out, at = [], 0
+    for i, (a, b) in enumerate(spans):
+        if i in cut:
+            out.append((at, a))
+            at = b
+    out.append((at, size))
+    return out
+
+
 def _got_no_new(words: list[str], lexicon: Lexicon) -> set[int]:
     """Where "got" tells of no new thing: "got the atlas", "got washed" ("got a new lamp" does)."""
     return {i for i, w in enumerate(words) if w == "got" and i + 1 < len(words) and (
@@ -186,7 +258,8 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
         after_a_comma = at > 0 and not any(m.start in span for m in mentions) and any(
             words[i] in _PERSON_PRONOUNS | {"i", "we"} for i in span)
         before_a_comma = k == 0 and len(parts) > 1 and bool(named & set(span)) and named & set(span) <= people
-        if (at > 0 and not any(m.start in span for m in mentions) and _remark([words[i] for i in span], verbs)) or (
+        if (at > 0 and not any(m.start in span and not _there_is(words, m) for m in mentions) and _remark(
+                [words[i] for i in span], verbs)) or (
                 plain and (after_a_comma or before_a_comma)) or (at > 0 and _not_that_one(
                 [words[i] for i in span], verbs)) or (at > 0 and _commentary(
                 [words[i] for i in span], verbs, any(m.start in span and words[m.start] not in _THING_PRONOUNS
@@ -203,6 +276,11 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
     return out
 
 
+def _there_is(words: list[str], mention: Mention) -> bool:
+    """Whether a mention is the "there" of "there was / there's ..." (that something is, not a place)."""
+    return mention.words == "there" and words[mention.end:mention.end + 1] != [] and words[mention.end] in _THERE_BE
+
+
 _NOBODY = frozenset({"nobody", "noone"})
 _CALLERS = frozenset({"his", "her", "their", "my", "your", "our", "the", "a", "an", "just", "only", "probably",
                       "some", "someone", "somebody"})
@@ -210,6 +288,7 @@ _CALLERS = frozenset({"his", "her", "their", "my", "your", "our", "the", "a", "a
 _CALLING = frozenset({"calling", "ringing", "rang", "call"})
 _SAYS = frozenset({"says", "said", "reckons", "thinks", "reckoned", "thought", "claims", "reckon"})
 _HOPES = frozenset({"hope", "hopefully", "wonder", "guess", "bet"})
+_THERE_BE = frozenset({"was", "wasn", "wasnt", "is", "isn", "isnt", "'s", "were", "weren", "werent"})
 
 
 def _remark(part: list[str], verbs: frozenset[str]) -> bool:
@@ -238,6 +317,8 @@ def _remark(part: list[str], verbs: frozenset[str]) -> bool:
         return True
     if words[:2] in (["no", "point"], ["no", "need"]):  # "..., no point leaving it on": why, not what is so
         return True
+    if words[0] == "there" and words[1] in _THERE_BE and "left" in words[2:6] and not _THING_PRONOUNS & set(words):
+        return True  # "..., there wasn't much left anyway": how much there was, not what is so
     return words[0].endswith("ing") and len(words[0]) > 4 and not any(w in verbs for w in words) and not (
         _DOUBT & set(words))
 

@@ -159,6 +159,8 @@ class _Run:
         self.respelt: tuple[tuple[str, str], ...] = ()
         """Misspelt words read as words of the home (`l3mp.retrieval.spelling`), with verification."""
         self.mended: list[str] = []
+        self.unknown: tuple[str, ...] = ()
+        """Things the plain reading left out because the memory has none of them (`reading.Reading.unknown`)."""
         self.ref = ref
         self.started = time.perf_counter()
         self.ledger = TokenLedger()
@@ -220,6 +222,7 @@ class _Run:
             if read is None:
                 self.parts = reading.read_parts(self.report, self.mentions, self.graph, u.world.domain,
                                                 u.world.verifier.rules, u.grounder.lexicon)
+            self.unknown = read.unknown if read is not None else ()
             if read is not None and not read.stated:
                 self.note(0, READ_FROM_TEXT, [], Delta(), (), (0, 0, time.perf_counter()))
                 return self.result(NO_CHANGE, "nothing to record: the text says where things already are")
@@ -228,7 +231,7 @@ class _Run:
                                   settled=read.settled)
                 if step is not None:
                     return step
-                self.mended = []  # the model reads the text afresh
+                self.mended, self.unknown = [], ()  # the model reads the text afresh
         messages = prompt.messages(u.world.domain, self.graph, self.retrieved, allowed, self.report)
         schema = prompt.schema(u.world.domain, self.graph, allowed)
         limit = u.max_attempts if u.verify else 1
@@ -274,6 +277,7 @@ class _Run:
             read = reading.read(self.report, self.mentions, self.graph, u.world.domain, u.world.verifier.rules,
                                 u.grounder.lexicon)
         if read is not None:
+            self.unknown = read.unknown
             named = frozenset(n for m in self.mentions for n in m.candidates)
             self.retrieved = Retrieved(u.retriever.mode, named, frozenset(),
                                        {"query_source": "read", "selected": sorted(named)})
@@ -284,7 +288,7 @@ class _Run:
                               settled=read.settled)
             if step is not None:
                 return step
-        self.report, self.mentions, self.attempts, self.mended = report, (), [], []
+        self.report, self.mentions, self.attempts, self.mended, self.unknown = report, (), [], [], ()
         self.retrieved = Retrieved(u.retriever.mode, frozenset(), frozenset())
         self.unsure = False
         return None
@@ -458,6 +462,10 @@ class _Run:
         if self.respelt:
             reason = ((reason + "; ") if reason else "") + "read " + ", ".join(
                 f"{word!r} as {read!r}" for word, read in self.respelt)
+        if self.unknown and outcome in (APPLIED, NO_CHANGE):
+            reason = ((reason + "; ") if reason else "") + "nothing recorded of " + ", ".join(
+                f'"{said}"' for said in self.unknown) + ": the memory has no such thing (language cannot add things; " \
+                "perception can)"
         if self.set_aside and outcome != DECLINED:
             reason = ((reason + "; ") if reason else "") + "set aside as instructions, not reports: " + " | ".join(
                 self.set_aside)
