@@ -319,3 +319,13 @@ def test_pots_and_pans_sitting_in_the_sink_are_no_missing_thing():
     world = _world()
     found = _request(world, "pls wash all the pots n pans sitting in the sink in kitchen 1")
     assert found is None or found.outcome != "impossible", found
+
+
+def test_his_or_her_room_is_the_room_of_the_person_named_before_it():
+    world = _world(("sarah", "bedroom_2"), ("michael", "living_room_1"))
+    found = _request(world, "for Sarah: turn off the lamp in her room")
+    assert found is not None and found.goal == "(not (light_on desk_lamp_1))", found
+    found = _request(world, "go to Michael and turn on the light in his room")  # a room called a room
+    assert found is not None and found.goal == "(light_on overhead_light_2)", found
+    found = _request(world, "go to Jessica and turn off all the lights in her room")  # kitchen 1 is no "room"
+    assert found is None or found.outcome == ASKED, found

@@ -646,3 +646,66 @@ def test_the_updater_reads_a_report_with_how_much_was_left_after_a_comma_without
     result = _updater().update("Jessica ate the small yogurt from the fridge in kitchen 1, there wasnt much left")
     assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
     assert F("has", "jessica", "small_yogurt_1") in set(result.record.delta.add)
+
+
+def test_a_state_said_twice_of_one_thing_is_the_last_one_said():
+    """"turned the tap on ..., and turned the tap off again": the tap ends off; the first clause's "on" must not turn
+    a model's or the reading's (not (faucet_on ...)) around."""
+    text = "Jessica turned the tap on in kitchen 1, washed the black frying pan and turned the tap off again"
+    graph = house()
+    grounder = Grounder(household(), household_rules())
+    off = Stated(F("faucet_on", "faucet_1"), False)
+    kept, notes = repair([off, Stated(F("dirty", "black_frying_pan_1"), False)], grounder.ground(text, graph), text,
+                         Lexicon.for_domain(household()), household_rules(), graph, household())
+    assert off in kept and Stated(F("faucet_on", "faucet_1"), True) not in kept, notes
+
+
+def test_nearness_never_settles_on_a_place_in_the_room_a_thing_was_taken_from():
+    from l3mp.updates.meaning import resolve, rooms_left
+    text = "Jessica carried the purple plate from kitchen 1 over to the kitchen table"
+    graph = house()
+    mentions = Grounder(household(), household_rules()).ground(text, graph)
+    assert rooms_left(tokens(text), mentions, graph, household()) == {"kitchen_1"}
+    put = [Stated(F("on", "purple_plate_1", "kitchen_table_1"), True)]
+    near, question = resolve(put, mentions, graph, household(), household_rules())
+    assert near == put and question is None  # the kitchen table of the plate's room
+    _, question = resolve(put, mentions, graph, household(), household_rules(), left=frozenset({"kitchen_1"}))
+    assert question is not None and "the kitchen table in kitchen 2" in question
+    said = "Jessica put the purple plate in kitchen 1 on the kitchen table"  # where it is, not where it came from
+    assert not rooms_left(tokens(said), Grounder(household(), household_rules()).ground(said, graph), graph,
+                          household())
+
+
+def _michael_in(room: str) -> NLUpdater:
+    world = WorldModel(household(), household_rules())
+    graph = house().copy()
+    graph.add_entity("michael", "person", label="Michael")
+    graph.add_fact(F("in_room", "michael", room))
+    world.apply(state_delta(household(), world.graph, graph, replace=True), source="import")
+    return NLUpdater(world, _NoModel(), make_retriever("search", llm=_NoModel(), domain=household()))
+
+
+def test_who_brings_a_thing_to_someone_said_to_be_in_a_room_goes_there_too():
+    result = _michael_in("living_room_1").update(
+        "Jessica took the atlas off the bookshelf in bedroom 1 and brought it to Michael in living room 1")
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
+    assert set(result.record.delta.add) == {F("has", "michael", "atlas_1"), F("in_room", "jessica", "living_room_1")}
+    result = _michael_in("living_room_1").update("Jessica gave Michael the atlas off the bookshelf in bedroom 1")
+    assert result.outcome == APPLIED, result.reason  # no room said: nobody is moved
+    assert not [f for f in result.record.delta.add if f.predicate == "in_room"]
+
+
+def test_several_things_that_only_say_which_place_is_meant_do_not_stop_the_reading():
+    """"the side table with the magazines": the magazines say which side table; they are not all moved."""
+    found = reading("Jessica put the atlas on the side table with the magazines")
+    assert found is not None and set(found.stated) == {Stated(F("on", "atlas_1", "side_table_1"), True)}, found
+    assert reading("Jessica put the magazines on the side table") is None  # several things moved: the model lists
+
+
+def test_a_phone_going_off_on_a_place_then_answered_in_a_clause_of_its_own():
+    """"the phone was going off on the nightstand": the nightstand says which of three ringing phones; "... and
+    answered" (no "it") undoes the ringing, so the text asks no phone to be ringing now."""
+    result = _updater().update("the phone was going off on the nightstand so Jessica grabbed it and answered")
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
+    assert set(result.record.delta.add) == {F("has", "jessica", "blue_phone_1")}
+    assert set(result.record.delta.remove) == {F("ringing", "blue_phone_1"), F("on", "blue_phone_1", "nightstand_1")}

@@ -52,6 +52,7 @@ _POLITE = frozenset({"please", "kindly", "could", "can", "would", "will", "you",
 """Words that may open an imperative clause before its verb ("could you please ...", "ugh, ...")."""
 _NOT_VERBS = STOPWORDS | frozenset({"someone", "somebody", "anyone", "anybody", "everyone", "everybody", "there",
                                     "here", "what", "where", "who", "which", "why", "how", "when", "if", "thanks",
+                                    "fancy", "fancied", "craving",
                                     "thank", "yes", "no", "not", "all", "every", "each", "both", "did", "does"})
 """Words no asking clause opens with ("did anyone leave a tap running?" asks a question, not for a change)."""
 _BE = frozenset({"is", "'s", "are", "was", "were", "has", "needs", "need", "looks", "seems", "got", "gets"})
@@ -186,7 +187,8 @@ def clauses_of(task: str, words: list[str], covered: set[int]) -> list[Clause]:
                 i += 1
             wish = _wished(words, i, last)
             imperative = wish is not None or (i < last and words[i] not in _NOT_VERBS and i not in covered and not (
-                i + 1 < last and words[i + 1] in _BE))
+                i + 1 < last and words[i + 1] in _BE) and not (first >= 2 and words[first - 1] == "so" and words[
+                    first - 2] in _BE))  # "it's so dark in here": how it is ("so" is no break there)
             if first < last:
                 out.append(Clause(first, last, (i if wish is None else wish) if imperative else None))
     return out

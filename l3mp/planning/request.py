@@ -95,6 +95,25 @@ _WASHING_UP = re.compile(r"\b(?:do|doing)\s+the\s+washing[\s-]+up\s+(?:of|for)\s
 _ALL_WASHING = re.compile(r"\b(?:do|doing)\s+(?:the|all\s+the)\s+(?:washing[\s-]+up|dishes)"
                           r"(?=\s*(?:$|[,.;!?]|please\b|for\s+me\b))", re.IGNORECASE)
 """"Do the washing up", "do the dishes" (nothing named after it): wash all the dirty dishes."""
+_WANTS_TO_DO = re.compile(
+    r"^\s*(?P<who>[A-Z][a-z]+|he|she|they|I|we)(?:['\u2019]s|\s+is|['\u2019]d|\s+would|['\u2019]m|\s+am)?\s+(?:(?:wants|want|like|"
+    r"trying|needs|need|going|about)\s+to|gonna)\s+(?!(?:have|get|be|eat|drink)\b)[a-z]+\b[^,.;!?\u2026-]*"
+    r"(?:[,.;!?\u2026]+|\s+-+)\s*(?=\S)", re.IGNORECASE)
+""""Sarah wants to watch the game, put the TV on ...": what someone means to do says why, at the start before a
+pause; the request is the rest, "him" or "her" in it the one named ("... wants to have / eat ..." asks for the
+thing: read as said)."""
+
+
+def _without_what_they_mean_to_do(text: str) -> str:
+    found = _WANTS_TO_DO.match(text)
+    if found is None:
+        return text
+    rest, who = text[found.end():], found["who"]
+    if re.search(r"\b(?:it|them|that|this|one)\b", rest, re.IGNORECASE):
+        return text  # "... wants to look at the grey album, take it to him": what "it" is, is said before
+    if who[0].isupper() and who != "I":
+        rest = re.sub(r"\b(?:him|her|them)\b(?!\s+(?:own|room|bedroom)\b)", who, rest, count=1)
+    return rest
 _MY_OWN_PLAN = re.compile(r"\s*[,;]\s*(?:and\s+|as\s+|because\s+|since\s+)?(?:I|we)(?:'ll|\s+will|'m\s+going\s+to|"
                           r"\s+am\s+going\s+to|'re\s+going\s+to|\s+are\s+going\s+to|'d\s+rather)\s[^,.;!?]*"
                           r"[.!?]*\s*$", re.IGNORECASE)
@@ -286,7 +305,7 @@ def plain_request(task: str) -> str:
     needs said as the request to do it ("the pan needs a good scrub": wash the pan)."""
     text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", _WHEN.sub("", _BECAUSE_IT_IS.sub(
         "", task))))))
-    text = _MY_OWN_PLAN.sub("", text)
+    text = _without_what_they_mean_to_do(_MY_OWN_PLAN.sub("", text))
     text = _DO_THE_DISHES.sub(lambda m: f"wash {m['what']}", _ALL_WASHING.sub("wash all the dirty dishes",
                                                                              _WASHING_UP.sub("wash ", text)))
     text = _WOULD_BE_NICE.sub(lambda m: "bring me " + re.sub(r"^(?:that|this|some|a|an)\s+", "the ", m["what"],

@@ -111,6 +111,12 @@ def goal_problems(wording: Wording, graph: WorldGraph, domain: Domain, rules: Ru
                 lit.predicate == "has" and lit.args[:1] == (speaker,) and not lit.negated for lit in literals):
             out.append(f"the task asks for something to be brought to {speaker}, who says it: add (has {speaker} "
                        "<the thing>)")
+        to_whom = _brought_to_them(wording, graph, domain, speaker)
+        if to_whom and not any(lit.predicate == "has" and lit.args[:1] and lit.args[0] in to_whom and not lit.negated
+                               for lit in literals):
+            who = " or ".join(sorted(to_whom))
+            out.append(f"the task asks for something to be brought to {who}: add (has {sorted(to_whom)[0]} "
+                       "<the thing>)")
         predicates = {lit.predicate for lit in literals}
         for clause in wording.clauses:
             if clause.verb is None:
@@ -143,6 +149,28 @@ def _brought_to_me(words: list[str]) -> bool:
         if words[i - 1] == "to" and any(w in _BRING for w in words[max(0, i - 6):i - 1]):
             return True
     return False
+
+
+_AFTER_THE_ONE = frozenset({"please", "pls", "plz", "now", "and", "then", "so", "thanks", "too", "asap", "right",
+                            "when", "before", "if", "as", "straight", "quickly", "first", "for", "thank"})
+"""Words after "to her" that leave "her" a person, not the owner of a thing ("to her room")."""
+
+
+def _brought_to_them(wording: Wording, graph: WorldGraph, domain: Domain, speaker: str | None) -> set[str]:
+    """Who the request asks to have a thing brought to, other than the speaker: "take it to Jessica", "bring the
+    beer over to her" (her: the people the request names, when it names any but the speaker); empty when none."""
+    words = wording.words
+    people = [m for m in wording.mentions if m.candidates and all(
+        domain.is_subtype(graph.entity_type(n) or "", "person") for n in m.candidates)]
+    for i, word in enumerate(words):
+        if i < 2 or words[i - 1] != "to" or not any(w in _BRING for w in words[max(0, i - 7):i - 1]):
+            continue
+        named = next((m for m in people if m.start == i), None)
+        if named is not None:
+            return set(named.candidates) - {speaker}
+        if word in ("her", "him") and (i + 1 == len(words) or words[i + 1] in _AFTER_THE_ONE):
+            return {n for m in people for n in m.candidates} - {speaker}
+    return set()
 
 
 def _no_exception(wording: Wording, literals: Sequence[Literal], graph: WorldGraph, domain: Domain) -> list[str]:

@@ -451,19 +451,27 @@ class Grounder:
         return found, narrowed
 
     def _own_rooms(self, graph: WorldGraph, words: list[str], speaker: str | None) -> dict[int, tuple[str, ...]]:
-        """"my room" (said by `speaker`), "Sarah's room": the bedroom the person is in (word index -> room). The
+        """"my room" (said by `speaker`), "Sarah's room", "his room" (the person named last before it): the bedroom
+        the person is in (word index -> room); for "room", also a room of theirs called a room ("living room 2"). The
         memory keeps no owner of rooms; a person in a bedroom is taken to be in their own. Nothing when the person
-        is in a room that is no bedroom, or is not known."""
+        is in another room, or is not known."""
         out: dict[int, tuple[str, ...]] = {}
+
+        def person(name: str | None) -> bool:
+            return name is not None and graph.has_entity(name) and self._domain.is_subtype(
+                graph.entity_type(name) or "", "person")
+
         for i, word in enumerate(words):
             if word not in ("room", "bedroom") or i == 0:
                 continue
             owner = speaker if words[i - 1] == "my" else words[i - 2] if words[i - 1] == "'s" and i > 1 else None
-            if owner is None or not graph.has_entity(owner) or not self._domain.is_subtype(
-                    graph.entity_type(owner) or "", "person"):
+            if words[i - 1] in ("his", "her", "their") and word == "room":  # ("his bedroom light": a light)
+                owner = next((w for w in reversed(words[:i - 1]) if person(w)), None)
+            if not person(owner):
                 continue
             room = self._speakers_room(graph, owner)
-            if room is not None and "bedroom" in tokens(str(graph.entity_attrs(room).get("label") or room)):
+            said = tokens(str(graph.entity_attrs(room).get("label") or room)) if room is not None else []
+            if "bedroom" in said or (word == "room" and "room" in said):
                 out[i] = (room,)
         return out
 
@@ -989,22 +997,26 @@ bathroom 2")."""
 
 def _in_the_room_after(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary, narrowed: dict[int, int],
                        stops: frozenset[int], verbs: frozenset[str]) -> list[Mention]:
-    """"The tap's going full blast in bathroom 2", "the phone is ringing in the bedroom": of alike things, the ones
-    in the one room named next in the clause ("in <room>" at its end), when no verb of moving, taking, giving or
-    going in the clause makes the room where something went (and no other thing is named between). The room then
-    only says which thing is meant (`narrowed`)."""
+    """"The tap's going full blast in bathroom 2", "the phone is ringing in the bedroom", "the phone was going off on
+    his nightstand": of alike things, the ones in the one room (or on or in the one place, after an -ing word) named
+    next in the clause, when no verb of moving, taking, giving or going in the clause makes the room where something
+    went (and no other thing is named between). The room then only says which thing is meant (`narrowed`)."""
     by_name = {e.name: e for e in vocabulary.entities}
     out = list(mentions)
     for k, mention in enumerate(out[:-1]):
         room = out[k + 1]
-        if len(mention.candidates) < 2 or mention.plural or mention.end - 1 in narrowed or len(
+        if len(mention.candidates) < 2 or mention.plural or narrowed.get(mention.end - 1, -1) > mention.start or len(
                 room.candidates) != 1 or room.start in narrowed.values() or by_name.get(
-                room.candidates[0]) is None or by_name[room.candidates[0]].kind != "room":
+                room.candidates[0]) is None or by_name[room.candidates[0]].kind == "person":
             continue
         between = words[mention.end:room.start]
         start = max([i + 1 for i in range(mention.start) if words[i] in _CLAUSE_ENDS or i in stops] or [0])
+        into = ("in",) if by_name[room.candidates[0]].kind == "room" else ("in", "on")  # "... on his nightstand"
+        if len(into) > 1 and not any(w.endswith("ing") for w in between):
+            continue  # "the mug is on the counter": where it is now, not which mug
         if not set(between) - {"in", "the"} or len(between) > _UNTIL_THE_ROOM or (
-                between[-1] != "in" and between[-2:] != ["in", "the"]) or (
+                between[-1] not in into and not (len(between) > 1 and between[-2] in into and between[-1] in (
+                    "the", "his", "her", "their", "my", "our"))) or (
                 _CLAUSE_ENDS & set(between)) or any(mention.end - 1 <= i < room.start - 1 for i in stops):
             continue
         if verbs & set(words[start:room.start]):

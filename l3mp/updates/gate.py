@@ -110,6 +110,8 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
     events = _events(sign_words)
     words = _affirmed(words)
     verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers
+    carried = {(p, r) for who, room in _carried_to(spans, refs, sign_words, lexicon, graph, domain)
+               for p in who.names for r in room.names}
     out: list[tuple[Stated, str]] = []
     for literal in stated:
         if not literal.is_change(graph):
@@ -138,6 +140,8 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
         if placed is None:
             continue
         thing, place = placed
+        if fact.predicate == "in_room" and (thing, place) in carried:
+            continue  # "brought it to David in living room 2": who brought it is there too
         named = [r for r in refs if thing in r.names]
         main = [r for r in named if not r.describes]
         if named and not main:
@@ -297,6 +301,34 @@ def _goings(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[_
             out += [(who, room) for who in group if not any(
                 Fact("in_room", (p, r)) in said or graph.has_fact(Fact("in_room", (p, r)))
                 for p in who.names for r in room.names)]
+    for who, room in _carried_to(spans, refs, sign_words, lexicon, graph, domain):
+        if not any(Fact("in_room", (p, r)) in said or graph.has_fact(Fact("in_room", (p, r)))
+                   for p in who.names for r in room.names) and (who, room) not in out:
+            out.append((who, room))
+    return out
+
+
+def _carried_to(spans: list[tuple[int, int]], refs: list[_Ref], sign_words: list[str], lexicon: Lexicon,
+                graph: WorldGraph, domain: Domain) -> list[tuple[_Ref, _Ref]]:
+    """(who, room) of each person who carried a thing to someone the text says is in a room ("took the album off
+    the shelf and brought it to David in living room 2": the one who brought it went there too)."""
+    carry = lexicon.moves | lexicon.takes | lexicon.gives
+    out = []
+    for start, end in spans:
+        for to in refs:
+            if not (start < to.start < end) or to.describes or sign_words[to.start - 1] != "to" or not _all(
+                    graph, domain, to.names, "person"):
+                continue
+            room = next((r for r in refs if r.start > to.end and r.start < end and _all(graph, domain, r.names, "room")
+                         and [w for w in sign_words[to.end:r.start] if w] in (["in"], ["up", "in"], ["in", "the"])),
+                        None)
+            verb = next((i for i in range(to.start - 2, start - 1, -1) if sign_words[i] in carry), None)
+            if room is None or verb is None:
+                continue
+            people = [r for r in refs if r.end <= verb and not r.describes and r.names != to.names
+                      and _all(graph, domain, r.names, "person")]
+            if people:
+                out.append((people[-1], room))
     return out
 
 
@@ -370,6 +402,7 @@ def _uncovered(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: lis
 
     out: list[str] = []
     events = _events(sign_words)
+    bare = [s for s in spans if not any(s[0] <= r.start < s[1] for r in refs)]  # "... and answered"
     for start, end in spans:
         if before_it(sign_words, start):
             continue  # "picked it up before it rang out": no state it has now
@@ -384,8 +417,9 @@ def _uncovered(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: lis
                 fitting = [r for r in here if all(domain.is_subtype(graph.entity_type(n) or "", declared.types[0])
                                                   for n in r.names) and not _undone(
                     Stated(Fact(predicate, (next(iter(r.names)),)), next(iter(found))), start,
-                    spans, [_span_of(spans, o.start) for o in refs if o.names & r.names], events, sign_words, signs,
-                    lexicon)]  # "the phone rang and Jessica answered it": "rang" is not asked for
+                    spans, [_span_of(spans, o.start) for o in refs if o.names & r.names] + bare, events, sign_words,
+                    signs, lexicon)]  # "the phone rang and Jessica answered it" (or "... and answered"): "rang" is
+                # not asked for
                 if fitting and next(iter(found)) and signs.get(False, frozenset()) & lexicon.answers and picked_up(
                         sign_words[i + 1:end]):
                     continue  # "the phone was ringing so she ran in and picked it up": answered, in one clause

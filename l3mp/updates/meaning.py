@@ -586,7 +586,7 @@ def allowed_entities(mentions: Sequence[Mention], graph: WorldGraph, text: str) 
 
 def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
             rules: RuleSet, settled: frozenset[str] = frozenset(), *, near: bool = True, back: bool = False,
-            ) -> tuple[list[Stated], str | None]:
+            left: frozenset[str] = frozenset()) -> tuple[list[Stated], str | None]:
     """Settle each ambiguous mention the answer uses: the candidate for which the most of the literals that name it
     are real changes (the state tells alike things apart: only the lamp that is on can be switched off); among
     several, the one where the rest of the event happens (the kitchen sink of the kitchen the mug is in).
@@ -595,7 +595,8 @@ def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph
     the state cannot tell apart are asked about (a request: "put the soup can on the counter" with two soup cans);
     alike items (what people carry about) always are: nearness settles only places and fixtures. With `back` (the
     words say "back": "put the butter back in the fridge"), the one the memory recalls it held of before settles it
-    (the fridge the butter was taken from).
+    (the fridge the butter was taken from). Nearness never settles on a place in a room of `left`, where the words
+    say a thing was taken from (`rooms_left`).
 
     Returns the literals with those arguments settled and, when the state cannot tell alike entities apart,
     the question to ask instead (the literals are then not to be applied)."""
@@ -619,7 +620,7 @@ def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph
         if len(viable) > 1 and back:
             viable = _as_before(viable, out, uses, graph) or viable
         if len(viable) > 1 and near and not all(_is_a(graph, domain, c, _THINGS) for c in viable):
-            viable = _near_the_rest(viable, out, mention, pending, graph, rules) or viable
+            viable = _near_the_rest(viable, out, mention, pending, graph, rules, left) or viable
         if len(viable) > 1 and near:
             viable = _held_by_one_named(viable, mentions, graph, domain) or viable
         if len(viable) > 1:
@@ -682,13 +683,22 @@ def _held_by_one_named(viable: list[str], mentions: Sequence[Mention], graph: Wo
 
 
 def _near_the_rest(viable: list[str], stated: list[Stated], mention: Mention, pending: set[str], graph: WorldGraph,
-                   rules: RuleSet) -> list[str]:
-    """The options that share a place with the other settled things of the answer, when exactly one does."""
+                   rules: RuleSet, left: set[str] = frozenset()) -> list[str]:
+    """The options that share a place with the other settled things of the answer, when exactly one does; not one
+    in a room the text says a thing was taken from (`left`: "carried the bar from living room 1 over to the coffee
+    table in ...": not the coffee table of living room 1)."""
     pool = set(mention.candidates) | set(mention.alternatives)
     others = {a for s in stated for a in s.fact.args if a not in pool and a not in pending}
     around = set(others).union(*(places_of(graph, rules, o) for o in others))
-    near = [c for c in viable if places_of(graph, rules, c) & around]
+    near = [c for c in viable if places_of(graph, rules, c) & around and not places_of(graph, rules, c) & left]
     return near if len(near) == 1 else []
+
+
+def rooms_left(words: Sequence[str], mentions: Sequence[Mention], graph: WorldGraph, domain: Domain) -> frozenset[str]:
+    """The rooms the words say an item was taken from ("carried the granola bar from living room 1 ...")."""
+    return frozenset(n for m in mentions if m.qualifies is not None and 0 <= m.qualifies < len(mentions) and any(
+        _is_a(graph, domain, c, _THINGS) for c in mentions[m.qualifies].candidates) and is_source(
+        list(words), m.start) for n in m.candidates if _is_a(graph, domain, n, frozenset({"room"})))
 
 
 def _fits(stated: list[Stated], uses: list[tuple[int, int]], option: str, graph: WorldGraph,
@@ -1060,9 +1070,12 @@ def _signed(literal: Stated, mentions: Sequence[Mention], words: list[str], lexi
     spans = [m for m in mentions if literal.fact.args[0] in m.candidates]
     if not spans:
         return literal
-    start, end = _clause(words, spans[0].start, spans[0].end)
-    end = _before_a_plan(words, start, end)
-    found = signs_in(words, start, end, signs)
+    for span in reversed(spans):  # the last clause that names it with a state word says how it is now ("turned
+        start, end = _clause(words, span.start, span.end)  # the tap on ... and turned the tap off again")
+        end = _before_a_plan(words, start, end)
+        found = signs_in(words, start, end, signs)
+        if found:
+            break
     if not found:  # "picked up the phone and took the call": a clause that names nothing else
         found = set().union(*(signs_in(words, start, end, signs) for start, end in clauses(words)
                               if not any(start <= m.start < end for m in mentions)))

@@ -276,6 +276,16 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
     return out
 
 
+_AT = frozenset({"in", "on", "at", "from", "off", "inside", "near", "by", "under", "of", "out"})
+
+
+def _place_words_from(words: list[str], start: int, place: int) -> int:
+    """Where the words of a place that says which thing is meant begin, between the thing (ending at `start`) and
+    the place's noun (at `place`): at the last preposition before it ("on the nightstand"), else right after the
+    thing."""
+    return max((i for i in range(start, place) if words[i] in _AT), default=start)
+
+
 def _there_is(words: list[str], mention: Mention) -> bool:
     """Whether a mention is the "there" of "there was / there's ..." (that something is, not a place)."""
     return mention.words == "there" and words[mention.end:mention.end + 1] != [] and words[mention.end] in _THERE_BE
@@ -440,12 +450,14 @@ class _Reader:
         self.stops = stops
         """The words a comma or a stop follows ("the mug, the green teapot and the red teapot")."""
         self.placing = {i for m in self.mentions if m.qualifies is not None and 0 <= m.qualifies < len(self.mentions)
-                        for i in range(self.mentions[m.qualifies].end, m.end)}
+                        for i in range(_place_words_from(words, self.mentions[m.qualifies].end, m.start), m.end)}
         """The words of a place after a thing that only say which thing it is ("on the counter" of "the purple plate
-        on the counter")."""
+        on the counter", of "the phone was ringing on the nightstand": not "was ringing")."""
         self.things = [_Thing(m.start, m.end, m, self._kind(m)) for m in mentions
                        if m.qualifies is None and m.candidates]
-        self.plural = any(m.plural and not self._counted(m) for m in mentions) and not request
+        self.plural = any(m.plural and not self._counted(m) and m.qualifies is None for m in mentions) and not request
+        """Several things of one noun ("all the books"), not those that only say which thing is meant ("the
+        bookshelf with the novels")."""
         self.verbs = lexicon.moves | lexicon.takes | lexicon.gives | (frozenset() if request else lexicon.goes)
         self.used: set[int] = set()
         """Starts of the things used by a literal (as what changed or who did it)."""

@@ -25,7 +25,7 @@ from l3mp.llm.contract import KG_UPDATE
 from l3mp.llm.types import LLM, Message, TokenLedger
 from l3mp.retrieval.base import Retrieved, Retriever
 from l3mp.retrieval.context import context_entities
-from l3mp.retrieval.grounding import Grounder, Mention
+from l3mp.retrieval.grounding import Grounder, Mention, tokens
 from l3mp.updates import gate, meaning, prompt, reading
 from l3mp.updates.meaning import Stated
 from l3mp.world.delta import Delta
@@ -379,7 +379,9 @@ class _Run:
                                             u.world.verifier.rules, self.graph, u.world.domain)
             self.mended += mended
             stated, question = meaning.resolve(stated, self.mentions, self.graph, u.world.domain,
-                                               u.world.verifier.rules, settled, back=meaning.says_back(self.report))
+                                               u.world.verifier.rules, settled, back=meaning.says_back(self.report),
+                                               left=meaning.rooms_left(tokens(self.report), self.mentions, self.graph,
+                                                                       u.world.domain))
             question = question or meaning.several_for_one(stated, self.mentions, self.graph)
         if question:
             record(None, [question])
