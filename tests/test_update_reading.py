@@ -636,6 +636,8 @@ def test_an_unknown_word_that_may_name_a_thing_of_memory_or_is_not_listed_with_o
     (tokens("there's only a bit left"), True),
     (tokens("there's none of it left"), False),  # "it": maybe a thing's state
     (tokens("there was a mug left on the table"), True),  # names a thing: the caller's mention check stops it
+    (["theres", "lipstick", "on", "it"], True),  # why it is dirty
+    (tokens("there's a light on"), False),  # a state
 ])
 def test_how_much_was_left_after_a_comma_is_a_remark(part, remark):
     from l3mp.updates.reading import _remark
@@ -709,3 +711,33 @@ def test_a_phone_going_off_on_a_place_then_answered_in_a_clause_of_its_own():
     assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
     assert set(result.record.delta.add) == {F("has", "jessica", "blue_phone_1")}
     assert set(result.record.delta.remove) == {F("ringing", "blue_phone_1"), F("on", "blue_phone_1", "nightstand_1")}
+
+
+def test_a_dishwasher_that_has_run_leaves_every_dirty_thing_inside_it_clean():
+    world = WorldModel(household(), household_rules())
+    graph = house().copy()
+    graph.remove_fact(F("on", "purple_plate_1", "counter_1"))
+    graph.add_fact(F("inside", "purple_plate_1", "dishwasher_1"))  # dirty, beside the yellow cup
+    graph.add_fact(F("dirty", "yellow_cup_1"))
+    world.apply(state_delta(household(), world.graph, graph, replace=True), source="import")
+    nl = NLUpdater(world, _NoModel(), make_retriever("search", llm=_NoModel(), domain=household()))
+    result = nl.update("the dishwasher in kitchen 1 is done, everything in there is clean now")
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
+    assert set(result.record.delta.remove) == {F("dirty", "purple_plate_1"), F("dirty", "yellow_cup_1")}
+    assert not result.record.delta.add
+    assert nl.update("the dishwasher in kitchen 2 has finished, so whatever's in there is clean").outcome == NO_CHANGE
+    assert reading("the dishwasher in kitchen 1 hasn't run, nothing in there is clean") is None
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Jessica's headed out to the garage.", {Stated(F("in_room", "jessica", "garage_1"), True)}),
+    ("Jessica went out to the garage, think she's fixing her bike",
+     {Stated(F("in_room", "jessica", "garage_1"), True)}),
+    ("Jessica switched off the vanity light in the bathroom, she's got a migraine",
+     {Stated(F("light_on", "vanity_light_1"), False)}),
+    ("Jessica switched off the vanity light in the bathroom, she's having a nap",
+     {Stated(F("light_on", "vanity_light_1"), False)}),
+])
+def test_going_out_and_remarks_on_what_a_person_has_or_does_are_read_plainly(text, expected):
+    from l3mp.updates.meaning import contracted
+    assert literals(contracted(text)) == expected

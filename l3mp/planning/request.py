@@ -230,6 +230,8 @@ _SAID_OF_THEM = re.compile(
 is, then a request to bring "him" or "her" something; a clause that names a thing is not dropped)."""
 
 
+_US = re.compile(r"\b(?P<verb>pass|bring|get|grab|fetch|hand|give|chuck|toss)\s+us\b", re.IGNORECASE)
+""""pass us the novel": pass me the novel (the one who asks)."""
 _PLZ = re.compile(r"\b(?:plz|pls|plse|pleeease|pleease)\b", re.IGNORECASE)
 _WOULD_YA = re.compile(r",?\s+(?:would|will|could|can)\s+(?:ya|you|u)(?=\s*[.!?]*\s*$)", re.IGNORECASE)
 """"answer it would ya", "switch off the lights, would you?": asking, at the end."""
@@ -348,7 +350,8 @@ def plain_request(task: str) -> str:
     text = meaning.relative_places(text)
     text = _GET_THE_PHONE.sub(lambda m: f"answer {m['det']} {m['noun']}", _IF_NOT.sub(_if_not, text))
     text = _NOBODY_THERE.sub(lambda m: f"{m['rest']}in {m['room']}", _MIND.sub(
-        lambda m: _GERUNDS[m["verb"].lower()], _FOR_ME.sub("", _PLZ.sub("please", _WOULD_YA.sub("", text)))))
+        lambda m: _GERUNDS[m["verb"].lower()], _FOR_ME.sub("", _PLZ.sub("please", _WOULD_YA.sub("", _US.sub(
+            lambda m: f"{m['verb']} me", text))))))
     needs = _NEEDS.match(text.strip())
     if needs:
         verb = needs["verb"].lower()
@@ -420,8 +423,28 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
     asked = _before_the_reason(asked or task, grounder.lexicon)
     if asked is not None:
         return _read_request(asked, graph, domain, rules, speaker=speaker, grounder=grounder)
+    asked = _after_a_question(task)
+    if asked is not None and (found := _read_request(asked, graph, domain, rules, speaker=speaker,
+                                                     grounder=grounder)) is not None:
+        return found
     asked = _before_a_remark(task, grounder, graph, domain) or _it_named_before(task, grounder, graph, domain)
     return None if asked is None else _read_request(asked, graph, domain, rules, speaker=speaker, grounder=grounder)
+
+
+_QUESTION_FIRST = re.compile(r"^\s*(?:(?:did|does|do|is|are|was|were|has|have|had)\b[^?]*\?+|"
+                             r"(?:i\s+)?(?:think|reckon)\s+i\s+(?:heard|saw|smelt|smelled|noticed)\b[^,.;!?\-\u2013\u2014]*(?:[,.;!]+|\s+[-\u2013\u2014]+))"
+                             r"\s*(?P<rest>\S.*)$", re.IGNORECASE | re.DOTALL)
+""""did anyone leave a tap running? make sure every faucet in the house is off", "I think I heard water running -
+make sure ...": a question or a hunch first, then what is asked."""
+
+
+def _after_a_question(task: str) -> str | None:
+    """What a request asks after a question or a hunch that opens it (`_QUESTION_FIRST`), when that part does not
+    refer back to it ("... turn it off if so" is read whole); None otherwise."""
+    found = _QUESTION_FIRST.match(task)
+    if found is None or re.search(r"\b(?:it|them|that|this|one|so)\b", found["rest"], re.IGNORECASE):
+        return None
+    return found["rest"]
 
 
 _ASKS_AT_THE_END = re.compile(r"[,.;!?\u2026]\s+(?:and\s+)?(?:(?:could|can|would|will)\s+(?:you|u|ya)|please|"

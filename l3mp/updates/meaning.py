@@ -218,6 +218,7 @@ _ATE = re.compile(
 
 _HAS_BEEN = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:just\s+|already\s+|finally\s+)?"
                        r"(?:been|gone|stopped|started|finished|left|taken|got|put|moved|turned|switched|washed|cleaned|rinsed|answered|"
+                       r"headed|wandered|walked|nipped|popped|dashed|stepped|snuck|gone|"
                        r"eaten|drunk|dropped|brought|carried|picked|grabbed|returned|gone)\b)", re.IGNORECASE)
 _IS_DOING = re.compile(r"(?<=\w)['\u2019]s\s+(?=[a-z]+ing\s+(?:the|a|an|some|his|her|their|my|our|it|them)\b)",
                        re.IGNORECASE)

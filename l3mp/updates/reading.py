@@ -17,6 +17,7 @@ through the same mends, settling of alike things, meaning checks and verificatio
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
@@ -90,6 +91,9 @@ class Reading:
     unknown: tuple[str, ...] = ()
     """Things listed beside a known one that the memory has none of ("the bread loaf and the bananas"): nothing is
     recorded of them (language never adds things), and the answer says so."""
+    implied: frozenset[str] = frozenset()
+    """Things the text does not name that its words change all the same, found in memory ("the dishwasher's done,
+    everything in there is clean": the dirty things inside it)."""
 
 
 @dataclass
@@ -113,6 +117,9 @@ def read(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Doma
     blockers = _REQUEST_BLOCKERS if request else _NEGATIONS | _NEW
     aside = (set() if request else _asides(text, words, mentions, lexicon, graph, domain)) | _got_no_new(
         words, lexicon)
+    washed = None if request else _all_washed(text, words, mentions, graph, domain)
+    if washed is not None:
+        return washed
     listed = {} if request else _listed_unknown(words, mentions, graph, domain)
     if listed:  # read the rest as if they had not been said
         cut = {i for span in listed.values() for i in span}
@@ -172,6 +179,32 @@ def _unknown_nouns(text: str, words: list[str], mentions: Sequence[Mention], lex
             and not (words[i - 1] == "'s" and words[i] in states)]
 
 
+_RAN_CLEAN = re.compile(
+    r"^[^.;!?]*\bdishwasher\b[^.;!?]*?\b(?:finished|done|has\s+run|ran|been\s+run|run)\b[^.;!?]*?"
+    r"\b(?:everything|whatever|all|the\s+lot|the\s+(?:dishes|stuff|things))\b[^.;!?]*\bclean\b[^.;!?]*[.!]*\s*$")
+""""the dishwasher in kitchen 2 is done, everything in there is clean": each dirty thing inside it is clean now."""
+
+
+def _all_washed(text: str, words: list[str], mentions: Sequence[Mention], graph: WorldGraph,
+                domain: Domain) -> Reading | None:
+    """What a report that a dishwasher has run states (`_RAN_CLEAN`): every dirty thing inside the one dishwasher it
+    names is clean (nothing, when none is). None when the text is not that, has a negation, or names anything else."""
+    if not _RAN_CLEAN.match(text.lower().replace("\u2019", "'")) or _NEGATIONS & set(words):
+        return None
+    named = [m for m in mentions if m.candidates]
+    washers = [m for m in named if all(graph.entity_type(n) == "dishwasher" for n in m.candidates)]
+    rooms = [m for m in named if all(_is(graph, domain, n, "room") for n in m.candidates)]
+    if len(washers) != 1 or len(washers[0].candidates) != 1 or len(washers) + len(rooms) != len(named) or (
+            domain.predicate("dirty") is None):
+        return None
+    washer = washers[0].candidates[0]
+    dirty = sorted(f.args[0] for f in graph.facts(predicate="inside") if f.args[1] == washer and graph.has_fact(
+        Fact("dirty", (f.args[0],))))
+    return Reading([Stated(Fact("dirty", (n,)), False) for n in dirty]
+                   + [Stated(Fact("inside", (n, washer)), True) for n in dirty],  # (where they are: as before)
+                   frozenset({washer}), implied=frozenset(dirty))
+
+
 _SOME_OF = frozenset({"bunch", "couple", "pair", "few", "box", "bag", "handful", "pack", "packet", "tin", "can",
                       "jar", "bottle", "carton", "loaf", "bit"})
 """Nouns of an amount ("a bunch of bananas"): the thing is the noun after "of"."""
@@ -222,8 +255,10 @@ def _kept(spans: list[tuple[int, int]], cut: set[int], size: int) -> list[tuple[
 
 
 def _got_no_new(words: list[str], lexicon: Lexicon) -> set[int]:
-    """Where "got" tells of no new thing: "got the atlas", "got washed" ("got a new lamp" does)."""
-    return {i for i, w in enumerate(words) if w == "got" and i + 1 < len(words) and (
+    """Where "got" tells of no new thing: "got the atlas", "got washed" ("got a new lamp" does; "she has got a
+    migraine" is neither: what she has, no thing of the home)."""
+    return {i for i, w in enumerate(words) if w == "got" and i + 1 < len(words) and not (
+        i and words[i - 1] in ("has", "have", "'s", "'ve") and words[i + 1] in ("a", "an")) and (
         words[i + 1] in _DETERMINERS or words[i + 1] in lexicon.state_words or words[i + 1].endswith("ed"))}
 
 
@@ -301,6 +336,12 @@ _HOPES = frozenset({"hope", "hopefully", "wonder", "guess", "bet"})
 _THERE_BE = frozenset({"was", "wasn", "wasnt", "is", "isn", "isnt", "'s", "were", "weren", "werent"})
 
 
+_ACTIVITIES = frozenset({"nap", "bath", "shower", "rest", "snooze", "break", "chat", "kip", "lie", "sleep", "cuppa",
+                         "coffee", "tea", "sandwich", "smoke", "think", "look", "laugh", "cry", "moan"})
+"""What a person is having that is no thing of the home ("he's having a nap")."""
+_LEADS_OF_DOUBT = (["i", "think"], ["think"], ["i", "guess"], ["guess"], ["probably"], ["i", "reckon"], ["reckon"])
+
+
 def _remark(part: list[str], verbs: frozenset[str]) -> bool:
     """Whether a part after a comma that names no thing only remarks on the report before it: what a person says
     or thinks of it ("..., he says there's nothing worth watching tonight": a person pronoun and a word of saying
@@ -308,6 +349,13 @@ def _remark(part: list[str], verbs: frozenset[str]) -> bool:
     opened by an -ing word ("..., planning the holiday apparently", "..., chatting away now") with no verb or state
     word of the lexicon and no "it" or "them"."""
     words = [w for w in part if w not in ("and", "but", "so")]
+    lead = next((len(d) for d in _LEADS_OF_DOUBT if words[:len(d)] == d), 0)
+    if lead and len(words) > lead + 2 and words[lead] in _PERSON_PRONOUNS and words[lead + 1] in ("'s", "is") and (
+            words[lead + 2].endswith("ing") and words[lead + 2] not in verbs) and not _THING_PRONOUNS & set(words):
+        return True  # "..., think he's fixing his bike": what someone is doing, maybe
+    if len(words) > 3 and words[0] in _PERSON_PRONOUNS and words[1] in ("'s", "is") and words[2] == "having" and (
+            words[3] in ("a", "an", "some") and words[4:5] and words[4] in _ACTIVITIES):
+        return True  # "..., he's having a nap"
     if words[:2] in (["it", "was"], ["it", "'s"], ["it", "is"]) and len(words) > 2 and words[2] in _CALLERS and not (
             set(words) & verbs - _CALLING):  # "..., it was his mum calling": who rang, not what is so
         return True
@@ -320,6 +368,10 @@ def _remark(part: list[str], verbs: frozenset[str]) -> bool:
     if words[:1] in (["somebody"], ["someone"]) and words[1:2] in (["got"], ["answered"], ["picked"]) and (
             words[2:3] == ["it"]):  # "phone's stopped ringing, somebody got it": who, not what changed
         return True
+    if (words[0] == "theres" or (words[0] == "there" and words[1:2] and words[1] in _THERE_BE)) and not any(
+            w in verbs and not (w in ("on", "in", "over") and words[k + 1:k + 2] and words[k + 1] in (
+                _THING_PRONOUNS | _DETERMINERS | {"all"})) for k, w in enumerate(words)) and not _DOUBT & set(words):
+        return True  # "..., theres lipstick on it": why it is so (a thing the memory has would be a mention)
     if len(words) < 2 or (_THING_PRONOUNS & set(words) and words[0] not in _SAYS | _HOPES | {"i", "no"}):
         return False
     if (words[0] in _PERSON_PRONOUNS and words[1] in _SAYS) or words[0] in _SAYS | _HOPES or (
@@ -440,8 +492,10 @@ class _Reader:
         a person they name may be who does what follows ("Jessica brought home a melon and put ...")."""
         self.speaker = speaker if speaker and graph.has_entity(speaker) else None
         self.words = words
-        self.sign_words = ["" if i in aside else w for i, w in enumerate(outside_mentions(words, mentions))]
-        """The words that may say a state ("the clean wine glass" only says which glass; nor do asides)."""
+        self.sign_words = ["" if i in aside or (w == "out" and i and words[i - 1] in lexicon.goes) else w
+                           for i, w in enumerate(outside_mentions(words, mentions))]
+        """The words that may say a state ("the clean wine glass" only says which glass; nor do asides, nor the
+        "out" of going out: "went out to the garage")."""
         self.graph = graph
         self.domain = domain
         self.rules = rules

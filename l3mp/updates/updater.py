@@ -227,8 +227,8 @@ class _Run:
                 self.note(0, READ_FROM_TEXT, [], Delta(), (), (0, 0, time.perf_counter()))
                 return self.result(NO_CHANGE, "nothing to record: the text says where things already are")
             if read is not None:
-                step = self.judge(0, READ_FROM_TEXT, read.stated, (0, 0, time.perf_counter()), allowed,
-                                  settled=read.settled)
+                step = self.judge(0, READ_FROM_TEXT, read.stated, (0, 0, time.perf_counter()),
+                                  allowed | read.implied, settled=read.settled)
                 if step is not None:
                     return step
                 self.mended, self.unknown = [], ()  # the model reads the text afresh
@@ -284,7 +284,7 @@ class _Run:
             if not read.stated:
                 self.note(0, READ_FROM_TEXT, [], Delta(), (), (0, 0, time.perf_counter()))
                 return self.result(NO_CHANGE, "nothing to record: the text says where things already are")
-            step = self.judge(0, READ_FROM_TEXT, read.stated, (0, 0, time.perf_counter()), allowed,
+            step = self.judge(0, READ_FROM_TEXT, read.stated, (0, 0, time.perf_counter()), allowed | read.implied,
                               settled=read.settled)
             if step is not None:
                 return step

@@ -723,6 +723,7 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("I want to read - turn on the lamp", "turn on the lamp"),
     ("Sarah wants to eat the apple, bring it to her", "give Sarah the apple, bring it to her"),  # asks for it
     ("Michael wants to look a word up, take him the atlas", "take Michael the atlas"),  # "him": the one named
+    ("pass us the atlas off the shelf", "pass me the atlas off the shelf"),  # "us": the one who asks
     ("Michael wants to read the atlas, take it to him", "give Michael the atlas, take it to him"),  # "it": kept
 ])
 def test_asking_to_check_and_what_a_request_is_for_in_plainer_words(task, plain):
@@ -808,3 +809,16 @@ def test_a_model_goal_for_a_request_to_bring_someone_something_gives_it_to_them(
 def test_a_place_or_a_room_of_hers_is_not_someone_to_bring_a_thing_to(text):
     check = _goal_check(text)
     assert not [p for p in check([Literal("on", ("atlas_1", "bookshelf_1"), False)]) if "brought to" in p]
+
+
+@pytest.mark.parametrize("text", ["did anyone leave a tap running? make sure every tap in the house is off",
+                                  "I think I heard water running - make sure every tap in the house is off"])
+def test_a_question_or_a_hunch_before_a_request_is_not_what_is_asked(text):
+    found = reading(text)
+    assert found is not None and all(f"(not (faucet_on faucet_{k}))" in found.goal for k in (1, 2, 3)), found
+
+
+def test_a_request_after_a_question_that_refers_back_to_it_is_read_whole():
+    from l3mp.planning.request import _after_a_question
+    assert _after_a_question("did anyone leave the tap running? turn it off if so") is None
+    assert _after_a_question("is the tap running? make sure every tap is off") == "make sure every tap is off"
