@@ -741,3 +741,11 @@ def test_a_dishwasher_that_has_run_leaves_every_dirty_thing_inside_it_clean():
 def test_going_out_and_remarks_on_what_a_person_has_or_does_are_read_plainly(text, expected):
     from l3mp.updates.meaning import contracted
     assert literals(contracted(text)) == expected
+
+
+def test_having_some_of_a_food_is_eating_it_and_of_is_no_place_there():
+    from l3mp.updates.meaning import is_source
+    result = _updater().update("Jessica had some of the bread loaf")
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
+    assert set(result.record.delta.add) == {F("has", "jessica", "bread_loaf_1")}
+    assert not is_source(tokens("a bit of the bread loaf"), 4) and is_source(tokens("out of the fridge"), 3)

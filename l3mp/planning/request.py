@@ -24,7 +24,7 @@ from l3mp.planning.wording import EXCEPT_WORDS as _EXCEPT
 from l3mp.planning.wording import Wording, mend_signs, within_groups
 from l3mp.retrieval.base import Retrieved
 from l3mp.retrieval.context import DEFAULT_DEPTH, assemble
-from l3mp.retrieval.grounding import Grounder, Lexicon, Mention, places_of, tokens
+from l3mp.retrieval.grounding import Grounder, Lexicon, Mention, places_of, token_spans, tokens
 from l3mp.updates import meaning
 from l3mp.updates.gate import placed
 from l3mp.updates.meaning import Stated
@@ -58,6 +58,14 @@ _CAN_I_HAVE = re.compile(r"\b(?:can|could|may)\s+I\s+(?:please\s+)?(?:have|get)\
 """"Can I have a soda?": bring me a soda."""
 _PITCH = re.compile(r"\b(?:pitch|completely|totally)[\s-]+(?:black|dark)\b", re.IGNORECASE)
 """"It's pitch black in the laundry room": dark ("black" is no black thing)."""
+_CANT_SEE = re.compile(r"\b(?:i\s+|we\s+)?(?:can|could)(?:n't|not|\s+not|'t|\s+barely|\s+hardly)?\s*"
+                       r"(?:barely\s+|hardly\s+|even\s+)?see\b[^,.;!?]*?\bin\s+(?P<where>here|there)\b|\bit['\u2019]?s\s+like\s+a\s+cave\s+in\s+"
+                       r"(?P<where2>here|there)\b", re.IGNORECASE)
+""""I can barely see what I'm chopping in here", "it's like a cave in here": it is dark in here."""
+_TOO_BRIGHT = re.compile(r"\bthe\s+(?P<what>(?:[a-z]+\s+)?(?:light|lamp))\s+in\s+(?P<where>here|there)\s+(?:is|'s)\s+"
+                         r"(?:(?:way\s+|far\s+|so\s+|too\s+)+bright|giving\s+me\s+(?:such\s+)?a\s+headache|hurting\s+"
+                         r"my\s+eyes|blinding(?:\s+me)?)\b", re.IGNORECASE)
+""""the light in here is giving me such a headache": turn off the light in here."""
 _WHOLE_HOME = re.compile(r"\s+(?:in|of|around|throughout|across)\s+(?:the|this|my|our)\s+(?:whole\s+|entire\s+)?"
                          r"(?:house|home|flat|apartment)\b", re.IGNORECASE)
 """Words for the whole home ("every light in the house"): they narrow nothing."""
@@ -313,6 +321,8 @@ def plain_request(task: str) -> str:
     text = _WOULD_BE_NICE.sub(lambda m: "bring me " + re.sub(r"^(?:that|this|some|a|an)\s+", "the ", m["what"],
                                                              flags=re.IGNORECASE), _HUNGRY.sub("I ", text.strip()))
     text = _GO_FOR.sub("bring me the ", _CAN_I_HAVE.sub("bring me ", _PITCH.sub("dark", _SHUT_OFF.sub("turn ", text))))
+    text = _CANT_SEE.sub(lambda m: f"it's dark in {m['where'] or m['where2']}", _TOO_BRIGHT.sub(
+        lambda m: f"turn off the {m['what']} in {m['where']}", text))
     text = _PUT_ON.sub(lambda m: f"turn on {m['what']}", text)
     text = _SIGN_AFTER.sub(lambda m: f"{m['verb']} {m['sign']} {m['what']}", text)
     text = _KEEP_SIGN_AFTER.sub(lambda m: f"{m['verb']} {m['what']} {m['where']} {m['sign']}", text)
@@ -427,8 +437,36 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
     if asked is not None and (found := _read_request(asked, graph, domain, rules, speaker=speaker,
                                                      grounder=grounder)) is not None:
         return found
+    asked = _one_said_as_its_noun(task, grounder, graph, domain)
+    if asked is not None and (found := _read_request(asked, graph, domain, rules, speaker=speaker,
+                                                     grounder=grounder)) is not None:
+        return found
     asked = _before_a_remark(task, grounder, graph, domain) or _it_named_before(task, grounder, graph, domain)
     return None if asked is None else _read_request(asked, graph, domain, rules, speaker=speaker, grounder=grounder)
+
+
+_THE_ONE = re.compile(r"\b(?P<lead>the|that|this)\s+(?P<what>(?:[a-z]+\s+)?)one\b(?!\s+of\b)", re.IGNORECASE)
+
+
+def _one_said_as_its_noun(task: str, grounder: Grounder, graph: WorldGraph, domain: Domain) -> str | None:
+    """The request with "the overhead one", "the one in living room 1" said with the noun of the thing named last
+    before it ("... but leave the overhead light as it is"); None when there is no such "one" or no thing before it.
+    Not "the other one" (the grounding reads that), nor "one of"."""
+    mentions = grounder.ground(task, graph)
+    spans = token_spans(task)
+    out, at = [], 0
+    for found in _THE_ONE.finditer(task):
+        if found["what"].strip().lower() in ("other", "same"):
+            continue
+        start = next((k for k, (a, _) in enumerate(spans) if a >= found.start()), None)
+        before = [m for m in mentions if start is not None and m.end <= start and m.candidates
+                  and _kind_of(graph, domain, m) == "thing"]
+        if not before:
+            continue
+        noun = tokens(before[-1].words)[-1]
+        out.append(task[at:found.start()] + f"{found['lead']} {found['what']}{noun}")
+        at = found.end()
+    return "".join(out) + task[at:] if out else None
 
 
 _QUESTION_FIRST = re.compile(r"^\s*(?:(?:did|does|do|is|are|was|were|has|have|had)\b[^?]*\?+|"

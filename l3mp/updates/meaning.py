@@ -478,7 +478,8 @@ def plain_report(text: str) -> str:
     text = relative_places(text)
     text = _RELATIVE_STATE.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
     text = _LEFT_IN_STATE.sub(lambda m: f"{m['verb']} {m['what']} {m['where']} {m['state']}", text)
-    text = _FINISHED.sub("is having ", _RINSED_OUT.sub(lambda m: m["verb"] + (m["what"] or ""), text))
+    text = _FINISHED.sub("is having ", _RINSED_OUT.sub(lambda m: m["verb"] + (m["what"] or ""), _HAD_SOME_OF.sub(
+        "is eating ", text)))
     text = _TOOK_THE_CALL.sub(" and answered it", _FOUND.sub("picked up ", text))
     text = _NEEDS_A_WASH.sub(lambda m: f"{m['lead']}{m['it']} is dirty", _MOVED_THERE.sub("is now on ", text))
     text = _WITH_THE_OTHERS.sub("", _MADE_IN.sub(lambda m: f"{m['verb']} in ", text))
@@ -935,7 +936,16 @@ def is_source(words: list[str], start: int) -> bool:
     i = min(start, len(words)) - 1
     while i >= 0 and words[i] in DETERMINERS:
         i -= 1
-    return i >= 0 and words[i] in _SOURCES and not (words[i] == "off" and i > 0 and words[i - 1] in _SWITCHES)
+    return i >= 0 and words[i] in _SOURCES and not (words[i] == "off" and i > 0 and words[i - 1] in _SWITCHES) and not (
+        words[i] == "of" and i > 0 and words[i - 1] in _PARTS)  # "some of the avocado": a part of it, no place
+
+
+_PARTS = frozenset({"some", "bit", "piece", "half", "rest", "most", "slice", "bite", "chunk", "part", "lot", "all"})
+"""Words of a part before "of" ("a bit of the cake"): what follows is what the part is of."""
+_HAD_SOME_OF = re.compile(r"\b(?:had|has\s+had|have\s+had|finished|polished\s+off)\s+(?:some|a\s+bit|a\s+piece|"
+                          r"a\s+slice|a\s+bite|half|the\s+rest|most|a\s+chunk)\s+of\s+"
+                          r"(?=(?:the|his|her|their|my|our)\s)", re.IGNORECASE)
+""""Sarah had some of the avocado": is eating it (the one who ate some has it)."""
 
 
 _AT = frozenset({"on", "in", "at", "inside"})

@@ -724,6 +724,10 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("Sarah wants to eat the apple, bring it to her", "give Sarah the apple, bring it to her"),  # asks for it
     ("Michael wants to look a word up, take him the atlas", "take Michael the atlas"),  # "him": the one named
     ("pass us the atlas off the shelf", "pass me the atlas off the shelf"),  # "us": the one who asks
+    ("I can barely see what I'm chopping in here", "it's dark in here"),
+    ("ugh it's like a cave in here", "ugh it's dark in here"),
+    ("the light in here is giving me such a headache", "turn off the light in here"),
+    ("the reading lamp in here is way too bright", "turn off the reading lamp in here"),
     ("Michael wants to read the atlas, take it to him", "give Michael the atlas, take it to him"),  # "it": kept
 ])
 def test_asking_to_check_and_what_a_request_is_for_in_plainer_words(task, plain):
@@ -822,3 +826,10 @@ def test_a_request_after_a_question_that_refers_back_to_it_is_read_whole():
     from l3mp.planning.request import _after_a_question
     assert _after_a_question("did anyone leave the tap running? turn it off if so") is None
     assert _after_a_question("is the tap running? make sure every tap is off") == "make sure every tap is off"
+
+
+def test_the_overhead_one_is_said_with_the_noun_of_the_thing_named_before_it():
+    said = reading("turn off the vanity light in the bathroom but leave the overhead light as it is")
+    found = reading("turn off the vanity light in the bathroom but leave the overhead one as it is")
+    assert said is not None and found is not None and found.goal == said.goal
+    assert "overhead_light_4" in found.goal
