@@ -66,6 +66,10 @@ _TOO_BRIGHT = re.compile(r"\bthe\s+(?P<what>(?:[a-z]+\s+)?(?:light|lamp))\s+in\s
                          r"(?:(?:way\s+|far\s+|so\s+|too\s+)+bright|giving\s+me\s+(?:such\s+)?a\s+headache|hurting\s+"
                          r"my\s+eyes|blinding(?:\s+me)?)\b", re.IGNORECASE)
 """"the light in here is giving me such a headache": turn off the light in here."""
+_ANNOYING = re.compile(r"\b(?P<what>(?:this|that|the)\s+(?:[a-z]+\s+)?(?:tv|telly|television|light|lamp|tap|faucet))"
+                       r"(?:\s+is|['\u2019]s)\s+(?:driving\s+me\s+(?:nuts|mad|crazy|insane|up\s+the\s+wall)|doing\s+my\s+"
+                       r"head\s+in|(?:way\s+|so\s+|far\s+)*too\s+loud|so\s+loud)\b", re.IGNORECASE)
+""""this tv is driving me nuts": turn it off."""
 _WHOLE_HOME = re.compile(r"\s+(?:in|of|around|throughout|across)\s+(?:the|this|my|our)\s+(?:whole\s+|entire\s+)?"
                          r"(?:house|home|flat|apartment)\b", re.IGNORECASE)
 """Words for the whole home ("every light in the house"): they narrow nothing."""
@@ -323,6 +327,7 @@ def plain_request(task: str) -> str:
     text = _GO_FOR.sub("bring me the ", _CAN_I_HAVE.sub("bring me ", _PITCH.sub("dark", _SHUT_OFF.sub("turn ", text))))
     text = _CANT_SEE.sub(lambda m: f"it's dark in {m['where'] or m['where2']}", _TOO_BRIGHT.sub(
         lambda m: f"turn off the {m['what']} in {m['where']}", text))
+    text = _ANNOYING.sub(lambda m: f"turn off {m['what']}", text)
     text = _PUT_ON.sub(lambda m: f"turn on {m['what']}", text)
     text = _SIGN_AFTER.sub(lambda m: f"{m['verb']} {m['sign']} {m['what']}", text)
     text = _KEEP_SIGN_AFTER.sub(lambda m: f"{m['verb']} {m['what']} {m['where']} {m['sign']}", text)
@@ -919,7 +924,7 @@ def settle_goal(task: str, literals: Sequence[Literal], mentions: Sequence[Menti
     literals = mend_signs(wording, within_groups(wording, literals, graph, domain, rules, lexicon, notes), graph,
                           lexicon, notes, domain)
     named = {n for m in mentions if not meaning.is_source(wording.words, m.start) for n in m.candidates}
-    literals = _one_place_each(_without_implied(literals, rules), rules, notes, named)
+    literals = _one_place_each(_without_implied(literals, rules), rules, notes, named, graph)
     keeps, _ = kept_things(task, mentions, graph, domain, lexicon)
     literals = apply_keeps(_except_contradicted(literals, graph, domain), keeps, graph, domain)
     quantified = [lit for lit in literals if lit.quantified]
@@ -972,18 +977,20 @@ def _without_implied(literals: Sequence[Literal], rules: RuleSet) -> list[Litera
 
 
 def _one_place_each(literals: Sequence[Literal], rules: RuleSet, notes: list[str],
-                    named: set[str] | frozenset[str] = frozenset()) -> list[Literal]:
+                    named: set[str] | frozenset[str] = frozenset(), graph: WorldGraph | None = None) -> list[Literal]:
     """Of two places for one thing under a rule that allows it one ("(holding the_robot book)" and "(on book
     shelf)": no state has both), the last stands: the robot holds it on the way, where it ends is the goal. A place
     the request names (`named`: not where the thing comes from) stands over one it does not ("grab it out of the
-    fridge and take it to Jessica": not a table the model made up)."""
+    fridge and take it to Jessica": not a table the model made up); where the thing is now (in `graph`) does not
+    ("there's one in the fridge, take it to her": Jessica, not the fridge)."""
     last: dict[tuple[str, str], int] = {}
     for k, lit in enumerate(literals):
         if not lit.negated and not lit.quantified:
             for rule in rules.for_predicate(lit.predicate):
                 if rule.max == 1:
                     for key in rule.keys_of(lit.predicate, lit.args):
-                        spoken = bool(set(lit.args) - {key} & named)
+                        spoken = bool(set(lit.args) - {key} & named) and not (
+                            graph is not None and graph.has_fact(Fact(lit.predicate, lit.args)))
                         held = last.get((rule.name, key))
                         if held is None or spoken or not set(literals[held].args) - {key} & named:
                             last[(rule.name, key)] = k

@@ -160,16 +160,18 @@ def _brought_to_them(wording: Wording, graph: WorldGraph, domain: Domain, speake
     """Who the request asks to have a thing brought to, other than the speaker: "take it to Jessica", "bring the
     beer over to her" (her: the people the request names, when it names any but the speaker); empty when none."""
     words = wording.words
-    people = [m for m in wording.mentions if m.candidates and all(
-        domain.is_subtype(graph.entity_type(n) or "", "person") for n in m.candidates)]
+
+    def person(name: str) -> bool:
+        return graph.has_entity(name) and domain.is_subtype(graph.entity_type(name) or "", "person")
+
+    people = {k: w for k, w in enumerate(words) if person(w)}  # (the request's mentions may be grounded over less)
     for i, word in enumerate(words):
         if i < 2 or words[i - 1] != "to" or not any(w in _BRING for w in words[max(0, i - 7):i - 1]):
             continue
-        named = next((m for m in people if m.start == i), None)
-        if named is not None:
-            return set(named.candidates) - {speaker}
+        if i in people:
+            return {people[i]} - {speaker}
         if word in ("her", "him") and (i + 1 == len(words) or words[i + 1] in _AFTER_THE_ONE):
-            return {n for m in people for n in m.candidates} - {speaker}
+            return set(people.values()) - {speaker}
     return set()
 
 

@@ -433,7 +433,7 @@ class Grounder:
         lex = self._lexicon
         ordered = _in_the_room_after(ordered, words, vocabulary, narrowed, stops,
                                      lex.moves | lex.takes | lex.gives | lex.goes)
-        ordered = _renarrow(ordered, vocabulary, narrowed)
+        ordered = _this_one_here(_renarrow(ordered, vocabulary, narrowed), words, vocabulary, here)
         return tuple(_link_qualifiers(ordered, narrowed))
 
     def _scan(self, words: list[str], vocabulary: _Vocabulary, pre: dict[int, tuple[str, ...]],
@@ -993,6 +993,23 @@ def _possessives(mentions: list[Mention], words: list[str], vocabulary: _Vocabul
 _UNTIL_THE_ROOM = 6
 """The most words between a thing and the room after it that says where it is ("the tap's going full blast in
 bathroom 2")."""
+
+
+def _this_one_here(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary, here: str | None,
+                   ) -> list[Mention]:
+    """"this tv is driving me nuts" (said by someone in a room): of alike things, the ones in the speaker's room."""
+    if here is None:
+        return mentions
+    by_name = {e.name: e for e in vocabulary.entities}
+    out = list(mentions)
+    for k, mention in enumerate(out):
+        if len(mention.candidates) < 2 or mention.plural or not mention.start or words[mention.start - 1] not in (
+                "this", "these"):
+            continue
+        there = tuple(n for n in mention.candidates if n in by_name and here in by_name[n].places)
+        if there and len(there) < len(mention.candidates):
+            out[k] = replace(mention, candidates=there, alternatives=there, by_label=False)
+    return out
 
 
 def _in_the_room_after(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary, narrowed: dict[int, int],

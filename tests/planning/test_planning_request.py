@@ -725,6 +725,7 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("Michael wants to look a word up, take him the atlas", "take Michael the atlas"),  # "him": the one named
     ("pass us the atlas off the shelf", "pass me the atlas off the shelf"),  # "us": the one who asks
     ("I can barely see what I'm chopping in here", "it's dark in here"),
+    ("this tv is driving me nuts, I'm trying to read", "turn off this tv, I'm trying to read"),
     ("ugh it's like a cave in here", "ugh it's dark in here"),
     ("the light in here is giving me such a headache", "turn off the light in here"),
     ("the reading lamp in here is way too bright", "turn off the reading lamp in here"),
@@ -833,3 +834,16 @@ def test_the_overhead_one_is_said_with_the_noun_of_the_thing_named_before_it():
     found = reading("turn off the vanity light in the bathroom but leave the overhead one as it is")
     assert said is not None and found is not None and found.goal == said.goal
     assert "overhead_light_4" in found.goal
+
+
+def test_this_thing_is_the_one_in_the_speakers_room():
+    found = reading("open this fridge", speaker="jessica")  # Jessica is in kitchen 1: not the garage fridge
+    assert found is not None and found.goal == "(is_open fridge_1)", found
+    assert reading("open this fridge").outcome == ASKED  # nobody known to be speaking
+
+
+def test_where_a_thing_is_now_does_not_stand_over_the_person_to_bring_it_to():
+    found = settled("Jessica asked for the atlas - there's one on the bookshelf in bedroom 1. Take it to her?",
+                    Literal("has", ("jessica", "atlas_1"), False), Literal("on", ("atlas_1", "bookshelf_2"), False),
+                    Literal("on", ("atlas_1", "kitchen_table_1"), False))
+    assert found.goal == "(has jessica atlas_1)", found
