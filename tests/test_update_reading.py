@@ -749,3 +749,15 @@ def test_having_some_of_a_food_is_eating_it_and_of_is_no_place_there():
     assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
     assert set(result.record.delta.add) == {F("has", "jessica", "bread_loaf_1")}
     assert not is_source(tokens("a bit of the bread loaf"), 4) and is_source(tokens("out of the fridge"), 3)
+
+
+def test_who_brings_a_thing_up_to_someone_in_his_room_goes_there_too():
+    from l3mp.updates.gate import gone
+    graph = house().copy()
+    graph.add_entity("michael", "person", label="Michael")
+    graph.add_fact(F("in_room", "michael", "bedroom_1"))
+    text = "Jessica took the atlas off the bookshelf up to Michael in his room and gave it to him"
+    grounder = Grounder(household(), household_rules())
+    added = gone([Stated(F("has", "michael", "atlas_1"), True)], grounder.ground(text, graph), text, grounder.lexicon,
+                 household_rules(), graph, household())
+    assert added == [Stated(F("in_room", "jessica", "bedroom_1"), True)], added

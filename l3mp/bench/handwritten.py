@@ -10,7 +10,7 @@ too by now), HOLDOUT2 (written blind on 2026-11-24; run and read that day, so no
 on new houses, run and read that day), HOLDOUT6 (written blind on the morning of 2026-11-25, house 133 run and read
 that morning), HOLDOUT7 (written blind later that morning, run and read at midday), HOLDOUT8 (written
 blind at midday, run and read then), HOLDOUT9 (written blind on the morning of 2026-11-27, run and read that
-morning) and HOLDOUT10 (written blind that afternoon). Each held-out split
+morning) and HOLDOUT10 (written blind that afternoon, run once at 4572535 and read). Each held-out split
 (`HELD_OUT`) lives in a cases file of its own beside the main one (``updates.yaml`` -> ``updates-holdout.yaml``,
 ``updates-holdout2.yaml`` ... ``updates-holdout10.yaml``, see `holdout_name`), with its own houses, and is loaded
 with it."""

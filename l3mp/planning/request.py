@@ -70,6 +70,11 @@ _ANNOYING = re.compile(r"\b(?P<what>(?:this|that|the)\s+(?:[a-z]+\s+)?(?:tv|tell
                        r"(?:\s+is|['\u2019]s)\s+(?:driving\s+me\s+(?:nuts|mad|crazy|insane|up\s+the\s+wall)|doing\s+my\s+"
                        r"head\s+in|(?:way\s+|so\s+|far\s+)*too\s+loud|so\s+loud)\b", re.IGNORECASE)
 """"this tv is driving me nuts": turn it off."""
+_EXCEPTION_SAID_AGAIN = re.compile(r"(?P<keep>\b(?:except|apart\s+from|but\s+not|besides)\b[^,.;!?]*?)(?:\s+please)?"
+                                   r"\s*[,;]\s*(?:and\s+|just\s+)?(?:leave|keep)\s+(?:that\s+one|it|that|those|them|"
+                                   r"this\s+one)\s+(?:on|off|open|closed|shut|running|as\s+it\s+is)\b", re.IGNORECASE)
+""""lights off everywhere except the hallway please, leave that one on": the exception said again ("that one" is the
+hallway's light, not every light)."""
 _WHOLE_HOME = re.compile(r"\s+(?:in|of|around|throughout|across)\s+(?:the|this|my|our)\s+(?:whole\s+|entire\s+)?"
                          r"(?:house|home|flat|apartment)\b", re.IGNORECASE)
 """Words for the whole home ("every light in the house"): they narrow nothing."""
@@ -319,7 +324,7 @@ def plain_request(task: str) -> str:
     needs said as the request to do it ("the pan needs a good scrub": wash the pan)."""
     text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", _WHEN.sub("", _BECAUSE_IT_IS.sub(
         "", task))))))
-    text = _without_what_they_mean_to_do(_MY_OWN_PLAN.sub("", text))
+    text = _without_what_they_mean_to_do(_MY_OWN_PLAN.sub("", _EXCEPTION_SAID_AGAIN.sub(lambda m: m["keep"], text)))
     text = _DO_THE_DISHES.sub(lambda m: f"wash {m['what']}", _ALL_WASHING.sub("wash all the dirty dishes",
                                                                              _WASHING_UP.sub("wash ", text)))
     text = _WOULD_BE_NICE.sub(lambda m: "bring me " + re.sub(r"^(?:that|this|some|a|an)\s+", "the ", m["what"],
@@ -1032,6 +1037,16 @@ class Keep:
     predicates the goal uses."""
 
 
+_ASKS_IF = frozenset({"did", "does", "do", "has", "have", "is", "are", "was", "were", "who", "whoever"})
+
+
+def _asked_at(task: str, end: int) -> bool:
+    """Whether the clause of `task` ending before token `end` ends with a question mark."""
+    spans = token_spans(task)
+    tail = task[spans[end - 1][1]:spans[end][0] if end < len(spans) else len(task)] if 0 < end <= len(spans) else ""
+    return "?" in tail
+
+
 def kept_things(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
                 lexicon: Lexicon) -> tuple[list[Keep], set[int]]:
     """What the request asks to keep as it is, and the token indices of the words that ask it (to read the rest of
@@ -1050,6 +1065,8 @@ def kept_things(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
     for clause in clauses_of(task, words, covered):
         start, end = clause.start, clause.end
         span = words[start:end]
+        if span[:1] and span[0] in _ASKS_IF and _asked_at(task, end):
+            continue  # "Did anyone leave the fridge open? Make sure it's shut.": a question, nothing to keep
         at = next((i for i in range(start, end) if words[i] in _EXCEPT), None)
         kind = ""
         if at is not None:

@@ -308,6 +308,12 @@ def _goings(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[_
     return out
 
 
+def _in_their_room(between: list[str]) -> bool:
+    """The words between a person and their room: "(David) in (living room 2)", "(Michael) up in his (room)"."""
+    return (between[:1] == ["up"] and _in_their_room(between[1:])) or between in (
+        ["in"], ["in", "the"], ["in", "his"], ["in", "her"], ["in", "their"])
+
+
 def _carried_to(spans: list[tuple[int, int]], refs: list[_Ref], sign_words: list[str], lexicon: Lexicon,
                 graph: WorldGraph, domain: Domain) -> list[tuple[_Ref, _Ref]]:
     """(who, room) of each person who carried a thing to someone the text says is in a room ("took the album off
@@ -320,7 +326,7 @@ def _carried_to(spans: list[tuple[int, int]], refs: list[_Ref], sign_words: list
                     graph, domain, to.names, "person"):
                 continue
             room = next((r for r in refs if r.start > to.end and r.start < end and _all(graph, domain, r.names, "room")
-                         and [w for w in sign_words[to.end:r.start] if w] in (["in"], ["up", "in"], ["in", "the"])),
+                         and _in_their_room([w for w in sign_words[to.end:r.start] if w])),
                         None)
             verb = next((i for i in range(to.start - 2, start - 1, -1) if sign_words[i] in carry), None)
             if room is None or verb is None:

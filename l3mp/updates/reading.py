@@ -349,6 +349,8 @@ def _remark(part: list[str], verbs: frozenset[str]) -> bool:
     opened by an -ing word ("..., planning the holiday apparently", "..., chatting away now") with no verb or state
     word of the lexicon and no "it" or "them"."""
     words = [w for w in part if w not in ("and", "but", "so")]
+    if not words:
+        return False
     lead = next((len(d) for d in _LEADS_OF_DOUBT if words[:len(d)] == d), 0)
     if lead and len(words) > lead + 2 and words[lead] in _PERSON_PRONOUNS and words[lead + 1] in ("'s", "is") and (
             words[lead + 2].endswith("ing") and words[lead + 2] not in verbs) and not _THING_PRONOUNS & set(words):

@@ -725,6 +725,7 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("Michael wants to look a word up, take him the atlas", "take Michael the atlas"),  # "him": the one named
     ("pass us the atlas off the shelf", "pass me the atlas off the shelf"),  # "us": the one who asks
     ("I can barely see what I'm chopping in here", "it's dark in here"),
+    ("lights off everywhere except the garage please, leave that one on", "lights off everywhere except the garage"),
     ("this tv is driving me nuts, I'm trying to read", "turn off this tv, I'm trying to read"),
     ("ugh it's like a cave in here", "ugh it's dark in here"),
     ("the light in here is giving me such a headache", "turn off the light in here"),
@@ -847,3 +848,18 @@ def test_where_a_thing_is_now_does_not_stand_over_the_person_to_bring_it_to():
                     Literal("has", ("jessica", "atlas_1"), False), Literal("on", ("atlas_1", "bookshelf_2"), False),
                     Literal("on", ("atlas_1", "kitchen_table_1"), False))
     assert found.goal == "(has jessica atlas_1)", found
+
+
+def test_an_exception_said_again_keeps_only_the_excepted_light():
+    """"..., leave that one on": the excepted light, never every light (it turned them all on)."""
+    found = reading("lights off everywhere except the garage please, leave that one on")
+    assert found is not None and "(not (light_on overhead_light_1))" in found.goal, found
+    assert "(light_on overhead_light_1)" not in found.goal.replace("(not (light_on overhead_light_1))", "")
+
+
+def test_leave_in_a_question_before_the_request_is_nothing_to_keep():
+    """"Did anyone leave the fridge open? Make sure it's shut.": the model's (is_open) is turned by the words, and the
+    question's "leave ... open" must not keep it open (it planned to open the fridge)."""
+    found = settled("Did anyone leave the fridge in kitchen 1 open? Make sure it's shut.",
+                    Literal("is_open", ("fridge_1",), False))
+    assert found.goal == "(not (is_open fridge_1))", found
