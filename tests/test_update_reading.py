@@ -761,3 +761,12 @@ def test_who_brings_a_thing_up_to_someone_in_his_room_goes_there_too():
     added = gone([Stated(F("has", "michael", "atlas_1"), True)], grounder.ground(text, graph), text, grounder.lexicon,
                  household_rules(), graph, household())
     assert added == [Stated(F("in_room", "jessica", "bedroom_1"), True)], added
+
+
+@pytest.mark.parametrize("text", ["Jessica took the atlas off the bookshelf in bedroom 1 (not the photo album)",
+                                  "Jessica took the atlas off the bookshelf in bedroom 1, not the photo album"])
+def test_the_thing_said_not_to_be_meant_needs_no_change(text):
+    """"(not the photo album)": the album is named only to rule it out; the answer need not say what became of it."""
+    result = _updater().update(text)
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
+    assert set(result.record.delta.add) == {F("has", "jessica", "atlas_1")}

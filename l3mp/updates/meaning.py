@@ -1252,12 +1252,23 @@ def problems(delta: Delta, stated: Sequence[Stated], mentions: Sequence[Mention]
             continue
         if mention.end <= len(words) and "still" in words[slice(*_clause(words, mention.start, mention.end))]:
             continue  # "is still holding her soda can": where it already is
+        if _ruled_out(words, mention.start):
+            continue  # "... (not the textbook)": the thing not meant
         if not all(_is_a(graph, domain, n, covered_types) for n in mention.candidates):
             continue
         if not touched & {*mention.candidates, *mention.broader}:
             out.append(f"the event mentions \"{mention.words}\" but your answer does not say what happened to it; "
                        "give its new place or state (or leave the whole answer empty if nothing changed)")
     return out
+
+
+def _ruled_out(words: Sequence[str], start: int) -> bool:
+    """Whether a mention is the thing said not to be meant: "not the textbook", "not that one", "not the small one"."""
+    start = min(start, len(words))  # (no words: a check without the text)
+    i = start - 1
+    while i >= 0 and words[i] in DETERMINERS | {"that", "this", "those", "these"}:
+        i -= 1
+    return i >= 0 and i < start - 1 and words[i] == "not"
 
 
 def _ambiguous_mention(arg: str, mentions: Sequence[Mention]) -> Mention | None:

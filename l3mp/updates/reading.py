@@ -284,7 +284,7 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
     named = {i for m in mentions for i in range(m.start, m.end)}
     out: set[int] = set()
     at = 0
-    parts = text.split(",")
+    parts = re.split(r"[,()]|\s[-\u2013\u2014]+\s", text)  # ("... (not the textbook)", "... - the normal one")
     for k, part in enumerate(parts):
         n = len(tokens(part))
         span = range(at, at + n)
