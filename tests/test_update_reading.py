@@ -131,14 +131,23 @@ class _NoModel(LLM):
         raise LLMError("the model was asked")
 
 
-def _updater(*, michael: bool = False) -> NLUpdater:
-    world = WorldModel(household(), household_rules())
+def _house_with_michael(room: str):
+    """House 7 with Michael in `room`."""
     graph = house().copy()
-    if michael:
-        graph.add_entity("michael", "person", label="Michael")
-        graph.add_fact(F("in_room", "michael", "kitchen_1"))
+    graph.add_entity("michael", "person", label="Michael")
+    graph.add_fact(F("in_room", "michael", room))
+    return graph
+
+
+def _updater_for(graph) -> NLUpdater:
+    """An updater (no model: any call fails) over a world imported from `graph`."""
+    world = WorldModel(household(), household_rules())
     world.apply(state_delta(household(), world.graph, graph, replace=True), source="import")
     return NLUpdater(world, _NoModel(), make_retriever("search", llm=_NoModel(), domain=household()))
+
+
+def _updater(*, michael: bool = False) -> NLUpdater:
+    return _updater_for(_house_with_michael("kitchen_1") if michael else house().copy())
 
 
 def test_the_updater_applies_a_plain_report_without_a_model_call():
@@ -593,9 +602,7 @@ def test_the_on_it_of_a_thing_that_says_which_place_is_meant_is_set_aside():
 
 
 def test_who_gives_a_thing_does_not_have_it_after():
-    graph = house().copy()
-    graph.add_entity("michael", "person", label="Michael")
-    graph.add_fact(F("in_room", "michael", "kitchen_1"))
+    graph = _house_with_michael("kitchen_1")
     text = "Michael came into the kitchen so Jessica passed him the atlas off the bookshelf."
     grounder = Grounder(household(), household_rules())
     kept, notes = repair([Stated(F("has", "michael", "atlas_1"), True), Stated(F("has", "jessica", "atlas_1"), True)],
@@ -678,21 +685,13 @@ def test_nearness_never_settles_on_a_place_in_the_room_a_thing_was_taken_from():
                           household())
 
 
-def _michael_in(room: str) -> NLUpdater:
-    world = WorldModel(household(), household_rules())
-    graph = house().copy()
-    graph.add_entity("michael", "person", label="Michael")
-    graph.add_fact(F("in_room", "michael", room))
-    world.apply(state_delta(household(), world.graph, graph, replace=True), source="import")
-    return NLUpdater(world, _NoModel(), make_retriever("search", llm=_NoModel(), domain=household()))
-
-
 def test_who_brings_a_thing_to_someone_said_to_be_in_a_room_goes_there_too():
-    result = _michael_in("living_room_1").update(
+    result = _updater_for(_house_with_michael("living_room_1")).update(
         "Jessica took the atlas off the bookshelf in bedroom 1 and brought it to Michael in living room 1")
     assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
     assert set(result.record.delta.add) == {F("has", "michael", "atlas_1"), F("in_room", "jessica", "living_room_1")}
-    result = _michael_in("living_room_1").update("Jessica gave Michael the atlas off the bookshelf in bedroom 1")
+    result = _updater_for(_house_with_michael("living_room_1")).update(
+        "Jessica gave Michael the atlas off the bookshelf in bedroom 1")
     assert result.outcome == APPLIED, result.reason  # no room said: nobody is moved
     assert not [f for f in result.record.delta.add if f.predicate == "in_room"]
 
@@ -714,13 +713,11 @@ def test_a_phone_going_off_on_a_place_then_answered_in_a_clause_of_its_own():
 
 
 def test_a_dishwasher_that_has_run_leaves_every_dirty_thing_inside_it_clean():
-    world = WorldModel(household(), household_rules())
     graph = house().copy()
     graph.remove_fact(F("on", "purple_plate_1", "counter_1"))
     graph.add_fact(F("inside", "purple_plate_1", "dishwasher_1"))  # dirty, beside the yellow cup
     graph.add_fact(F("dirty", "yellow_cup_1"))
-    world.apply(state_delta(household(), world.graph, graph, replace=True), source="import")
-    nl = NLUpdater(world, _NoModel(), make_retriever("search", llm=_NoModel(), domain=household()))
+    nl = _updater_for(graph)
     result = nl.update("the dishwasher in kitchen 1 is done, everything in there is clean now")
     assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
     assert set(result.record.delta.remove) == {F("dirty", "purple_plate_1"), F("dirty", "yellow_cup_1")}
@@ -753,9 +750,7 @@ def test_having_some_of_a_food_is_eating_it_and_of_is_no_place_there():
 
 def test_who_brings_a_thing_up_to_someone_in_his_room_goes_there_too():
     from l3mp.updates.gate import gone
-    graph = house().copy()
-    graph.add_entity("michael", "person", label="Michael")
-    graph.add_fact(F("in_room", "michael", "bedroom_1"))
+    graph = _house_with_michael("bedroom_1")
     text = "Jessica took the atlas off the bookshelf up to Michael in his room and gave it to him"
     grounder = Grounder(household(), household_rules())
     added = gone([Stated(F("has", "michael", "atlas_1"), True)], grounder.ground(text, graph), text, grounder.lexicon,
