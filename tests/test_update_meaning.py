@@ -44,7 +44,12 @@ def test_the_state_settles_alike_things_or_a_question_is_asked():
                                 household_rules())
     assert settled == [Stated(F("light_on", "lamp1"), False)] and question is None
     graph.remove_fact(F("light_on", "lamp1"))
-    _, question = resolve([Stated(F("light_on", "lamp1"), True)], mentions, graph, household(), household_rules())
+    on = [Stated(F("light_on", "lamp1"), True)]
+    settled, question = resolve(on, mentions, graph, household(), household_rules())
+    assert settled == on and question is None  # the state cannot tell them apart; Alice is by lamp1
+    graph.remove_fact(F("in_room", "alice", "living_room"))
+    graph.add_fact(F("in_room", "alice", "kitchen"))  # by neither
+    _, question = resolve(on, mentions, graph, household(), household_rules())
     assert question == "Which lamp do you mean: the lamp1 or the lamp2?"
 
 

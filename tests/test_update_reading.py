@@ -765,3 +765,87 @@ def test_the_thing_said_not_to_be_meant_needs_no_change(text):
     result = _updater().update(text)
     assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
     assert set(result.record.delta.add) == {F("has", "jessica", "atlas_1")}
+
+
+def _plainly(graph, text: str):
+    """The update of `text` over `graph`, read without the model (any call fails)."""
+    result = _updater_for(graph).update(text)
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
+    return set(result.record.delta.remove), set(result.record.delta.add)
+
+
+def test_of_alike_fixtures_the_one_in_the_room_of_the_person_named_is_meant():
+    """"Michael turned on the overhead light": of the overhead lights that are off, the one where he is; none
+    there, and the robot asks."""
+    assert _plainly(_house_with_michael("garage_1"), "Michael turned on the overhead light.") == (
+        set(), {F("light_on", "overhead_light_5")})
+    result = _updater_for(_house_with_michael("living_room_1")).update("Michael turned on the overhead light.")
+    assert result.outcome == ASKED and result.record is None
+
+
+def test_the_place_next_to_a_person_is_the_one_in_their_room():
+    """"the fridge next to her": Jessica is in kitchen 1, so the small yogurt is the one in that fridge."""
+    assert _plainly(house().copy(), "Jessica took the small yogurt out of the fridge next to her") == (
+        {F("inside", "small_yogurt_1", "fridge_1")}, {F("has", "jessica", "small_yogurt_1")})
+
+
+def test_a_sip_between_two_events_changes_nothing():
+    assert _plainly(house().copy(), "Jessica got the water bottle off the shelf in the garage, had a sip and put it "
+                                    "on the workbench") == (
+        {F("on", "water_bottle_1", "shelf_1")}, {F("on", "water_bottle_1", "workbench_1")})
+
+
+def test_the_other_one_said_by_where_it_is_is_that_one():
+    """"the other small yogurt, the one in the fridge in kitchen 2": the yogurt in that fridge."""
+    assert _plainly(_house_with_michael("kitchen_2"), "Michael ate the other small yogurt, the one in the fridge in "
+                                                      "kitchen 2") == (
+        {F("inside", "small_yogurt_2", "fridge_2")}, {F("has", "michael", "small_yogurt_2")})
+
+
+def test_being_done_with_an_activity_is_a_remark():
+    assert _plainly(house().copy(), "Jessica turned the tv on, she's done cooking for tonight") == (
+        set(), {F("tv_on", "tv_1")})
+
+
+def test_a_word_of_its_type_in_a_label_names_that_one_and_getting_a_phone_that_rang_is_answering_it():
+    """"the cordless" is the phone labelled "cordless phone" (not every phone: "cordless" is a word for any phone),
+    and "rang and Michael got it": he answered it and has it."""
+    graph = _house_with_michael("bedroom_1")
+    graph.add_entity("cordless_phone_1", "phone", label="cordless phone")
+    graph.add_fact(F("on", "cordless_phone_1", "nightstand_1"))
+    graph.remove_fact(F("ringing", "blue_phone_1"))  # a phone that could ring too
+    said = Grounder(household(), household_rules()).ground("the cordless rang", graph)
+    assert [m.candidates for m in said] == [("cordless_phone_1",)]
+    assert _plainly(graph, "the cordless rang and Michael got it") == (
+        {F("on", "cordless_phone_1", "nightstand_1")}, {F("has", "michael", "cordless_phone_1")})
+
+
+def test_a_thing_perceived_by_a_vague_label_is_still_what_its_words_say():
+    """The water bottle perceived as "object": "the water bottle" is still both it and none other here, and "his
+    water" is the one Michael has, not the sparkling water labelled so."""
+    graph = _house_with_michael("garage_1")
+    graph.add_entity("water_bottle_1", "drink", label="object")
+    graph.remove_fact(F("on", "water_bottle_1", "shelf_1"))
+    graph.add_fact(F("has", "michael", "water_bottle_1"))
+    assert _plainly(graph, "Michael put his water down on the workbench") == (
+        {F("has", "michael", "water_bottle_1")}, {F("on", "water_bottle_1", "workbench_1")})
+
+
+@pytest.mark.parametrize(("text", "add"), [
+    ("Michael flicked on the overhead light in the garage", {F("light_on", "overhead_light_5")}),
+    ("Jessica turned the tv on, finally some peace", {F("tv_on", "tv_1")}),  # how the speaker feels
+    ("Jessica opened the fridge in kitchen 2, looking for a snack I guess", {F("is_open", "fridge_2")}),
+    ("Jessica opened the fridge in kitchen 2 and just left it like that", {F("is_open", "fridge_2")}),
+    ("Jessica opened the fridge in kitchen 2. Don't ask me why", {F("is_open", "fridge_2")}),
+])
+def test_remarks_on_a_plain_report_are_set_aside(text, add):
+    assert _plainly(_house_with_michael("garage_1"), text) == (set(), add)
+
+
+def test_people_said_together_to_be_in_a_room_are_both_there():
+    """"Michael and Jessica are in the living room": both (it once moved only Jessica)."""
+    assert _plainly(_house_with_michael("garage_1"), "Michael and Jessica are both in the living room now") == (
+        {F("in_room", "michael", "garage_1"), F("in_room", "jessica", "kitchen_1")},
+        {F("in_room", "michael", "living_room_1"), F("in_room", "jessica", "living_room_1")})
+    assert _plainly(_house_with_michael("garage_1"), "Michael's in the living room now reading, he put the tv on") == (
+        {F("in_room", "michael", "garage_1")}, {F("in_room", "michael", "living_room_1"), F("tv_on", "tv_1")})

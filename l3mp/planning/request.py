@@ -49,7 +49,9 @@ _BECAUSE_IT_IS = re.compile(r",\s*(?:it|they)(?:['\u2019](?:s|re)|\s+is|\s+are)\
 """"Put the bowl in the dishwasher, it's dirty": why, not what is asked (the bowl is to stay dirty or not as the
 request's own verb says)."""
 _WHEN = re.compile(r"\s+(?:right\s+now|right\s+away|straight\s+away|asap|at\s+once|real\s+quick|when\s+you\s+can|"
-                   r"when\s+you\s+get\s+a\s+(?:chance|sec|second|minute|moment))\b", re.IGNORECASE)
+                   r"when\s+you\s+get\s+a\s+(?:chance|sec|second|minute|moment)|"
+                   r"(?:when|once|after)\s+(?:you(?:['\u2019]re|\s+are)|ur|youre|you\s+r)\s+(?:done|finished|through)|"
+                   r"after(?:wards)?(?=\s*[.!?]*\s*$))\b", re.IGNORECASE)
 """Words that only say when ("right now", "when you get a chance"): no part of what is asked."""
 _SHUT_OFF = re.compile(r"\bshut\s+(?=off\b|(?:the|a|my|your|that|this)\s+[^,.;!?]+?\s+off\b)", re.IGNORECASE)
 """"Shut the TV off", "shut off the tap": turn it off (not "shut" as closing)."""
@@ -92,12 +94,16 @@ _FOR_PERSON = re.compile(r"\b(?P<verb>(?i:get|bring|fetch|grab|take))\s+"
                          r"(?=\s*(?:,?\s*please)?\s*[.!?]?\s*$)")
 """"Get the ripe banana for Sarah": bring Sarah the ripe banana (a name with its capital, ending the request)."""
 _WANTS = re.compile(r"^(?P<person>[A-Z][a-z]+)\s+(?:wants|would\s+like|could\s+use|is\s+asking\s+for|asked\s+for)\s+"
-                    r"(?:to\s+(?:read|eat|drink|have|use|borrow|look\s+at|play\s+with)\s+)?(?:her|his|the|a|an|some)\s+")
+                    r"(?:to\s+(?:read|eat|drink|have|use|borrow|look\s+at|play\s+with)\s+)?(?:her|his|the|a|an|some|that|"
+                    r"this)\s+")
 """"Sarah wants her orange magazine", "Michael wants to read the novel": give Sarah the orange magazine (a name
 with its capital, opening it)."""
 _BRING_HIM_ONE = re.compile(r"\s*[,;.]\s*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:go\s+(?:and\s+)?)?"
-                            r"(?:bring|get|take|fetch|grab)\s+(?:him|her|them)\s+(?:one|it|some)\b(?:\s+please)?"
-                            r"[.!?]*\s*$", re.IGNORECASE)
+                            r"(?:(?:bring|get|take|fetch|grab)\s+(?:him|her|them)\s+(?:one|it|some)\b|"
+                            r"(?:bring|take|carry|pass|hand|run)\s+(?:it|one|that)\s+(?:(?:over|up|down|across|along|"
+                            r"round|around)\s+)?to\s+(?:him|her|them)\b)(?:\s+please)?[.!?]*\s*$", re.IGNORECASE)
+"""The request said again after what someone wants ("Michael wants a beer, go bring him one", "..., can you take it
+over to her"): nothing more is asked."""
 _IF_IT_ISNT = re.compile(r"^(?P<ask>\s*(?:is|are)\s+[^?]+\?+)\s*(?P<rest>[^?,.;!]+?)\s+if\s+(?:it|they)\s*"
                          r"(?:is|are|'s|'re)?\s*(?:n't|not)\b[^,.;!?]*[.!?]*\s*$", re.IGNORECASE)
 """"is the fridge shut? close it if it isn't": "is the fridge shut? if not, close it" (`_IF_NOT`)."""
@@ -229,6 +235,10 @@ _ROOMS_THING = re.compile(r"\bthe\s+(?P<room>(?:other\s+)?(?:kitchen|bathroom|be
                           r"laundry\s+room|hallway)(?:\s+\d+)?)'s\s+(?!(?:ringing|running|open|on|off|dirty|still|"
                           r"been|got|going|not|too|so|really|very|pitch|dark)\b)(?P<thing>[a-z]+)\b", re.IGNORECASE)
 """"the other kitchen's dishwasher": the dishwasher in the other kitchen (a room owns nothing)."""
+_ROOM_DEVICE = re.compile(r"\bthe\s+(?P<room>(?:other\s+)?(?:kitchen|bathroom|bedroom|living\s+room|office|garage|"
+                          r"laundry\s+room|hallway|dining\s+room)(?:\s+\d+)?)\s+(?P<thing>tv|telly|television)\b",
+                          re.IGNORECASE)
+""""the bedroom TV": the TV in the bedroom (so that a room without one is found out, not another room's TV)."""
 _THAT_ONE = re.compile(r"(?<!\bnot\s)(?<!\bthe\s)\b(?:that|this)\s+one\b(?=\s+(?:up|off|on|out|too|as\s+well|"
                        r"please|for\s+me)\b|\s*[.,!?]|\s*$)", re.IGNORECASE)
 """"Now the silver phone is ringing too, can you pick that one up?": pick it up (not "..., not that one")."""
@@ -287,6 +297,13 @@ _BELONGS = re.compile(
     r"(?:\s+back)?)(?P<where>\s+(?:in|on|onto|into|to)\s+[^.!?]+?)?\s*(?=[.!?]|$)", re.IGNORECASE)
 """"The green comic book doesn't belong in the bathroom, put it on the bookshelf", "... it lives on the bookshelf in
 bedroom 1": put the green comic book on the bookshelf."""
+_BELONGS_THERE = re.compile(
+    r"^\s*(?P<what>(?:the|that|this|my|his|her|our)\s+[^,.;!?]+?)\s+(?:belongs|goes|lives)\s+(?:back\s+)?"
+    r"(?P<where>(?:in|on|into|onto|inside)\s+[^,.;!?]+?)\s*[,.;!]+\s*(?:so\s+)?(?:please\s+)?"
+    r"(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?(?:put|take|bring|move|return)\s+(?:it|them)"
+    r"(?:\s+(?:back|away))?(?:\s+(?:there|back))?(?:\s+please)?\s*[.!?]*\s*$", re.IGNORECASE)
+""""That green bowl on the side table belongs in the pantry. Put it away": put the green bowl on the side table in
+the pantry."""
 _ANSWER_THEM_ALL = re.compile(
     r"^[^,.;!?]*?\bphones\b(?:\s+(?P<where>(?:in|on)\s+(?:the\s+)?[a-z]+(?:\s+\d+)?))?[^,.;!?]*?\bringing\b[^,.;!?]*"
     r"[,.;!]+\s*(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?answer\s+"
@@ -309,6 +326,14 @@ _GET_THE_PHONE = re.compile(r"\b(?:get|grab|pick\s+up)\s+(?P<det>the|that)\s+(?:
                             r"(?!\s+(?:for|to|from)\b)(?!\s+(?:and|then)\s+(?:bring|give|hand|put|take))",
                             re.IGNORECASE)
 """"Can somebody get the phone?": answer the phone (not "get the phone for Sarah", "get the phone and bring it")."""
+
+_ANSWER_THAT = re.compile(r"\banswer\s+(?:it|that)\b", re.IGNORECASE)
+_PHONE_WORDS = re.compile(r"\b(?:phone|phones|smartphone|cordless|mobile|telephone|landline|cell)\b", re.IGNORECASE)
+
+
+def _answer_that(text: str) -> str:
+    """"Can you answer that for me?" with no phone named: answer the phone (which one rings settles which)."""
+    return text if _PHONE_WORDS.search(text) else _ANSWER_THAT.sub("answer the phone", text)
 
 
 def _if_not(found: re.Match) -> str:
@@ -368,10 +393,12 @@ def plain_request(task: str) -> str:
     text = _RINGING_THERE.sub(lambda m: f"answer the {m['what']} {m['where']}", text)
     text = _RINGING_IN.sub(lambda m: f"answer the ringing {m['what']} {m['where']}", text)
     text = meaning.relative_places(text)
-    text = _GET_THE_PHONE.sub(lambda m: f"answer {m['det']} {m['noun']}", _IF_NOT.sub(_if_not, text))
+    text = _GET_THE_PHONE.sub(lambda m: f"answer {m['det']} {m['noun']}", _IF_NOT.sub(_if_not, _answer_that(text)))
     text = _NOBODY_THERE.sub(lambda m: f"{m['rest']}in {m['room']}", _MIND.sub(
         lambda m: _GERUNDS[m["verb"].lower()], _FOR_ME.sub("", _PLZ.sub("please", _WOULD_YA.sub("", _US.sub(
             lambda m: f"{m['verb']} me", text))))))
+    text = _BELONGS_THERE.sub(lambda m: "put the " + re.sub(r"\s+(?:on|in|inside)\s+", " from ", re.sub(
+        r"^(?:the|that|this)\s+", "", m["what"], flags=re.IGNORECASE), count=1) + " " + m["where"], text)
     needs = _NEEDS.match(text.strip())
     if needs:
         verb = needs["verb"].lower()
@@ -500,16 +527,24 @@ _ASKS_AT_THE_END = re.compile(r"[,.;!?\u2026]\s+(?:and\s+)?(?:(?:could|can|would
                               r"[^,.;!?]*\bit\b[^,.;!?]*[.!?]*\s*$", re.IGNORECASE)
 """A last part that asks the robot for something done to "it" ("..., could you fetch it for me?")."""
 
+_FOR_THEM = re.compile(r"\s+for\s+(?:her|him|them)\b(?=\s*(?:,?\s*please)?\s*[.!?]*\s*$)", re.IGNORECASE)
+"""A request's last words "for her" ("wash it for her"), when its verb is no verb of bringing (`_it_named_before`:
+without one, the people named before it are no one to bring it to)."""
+_BRINGING = re.compile(r"\b(?:bring|get|fetch|grab|take|give|hand|pass|carry|run)\b", re.IGNORECASE)
+
 
 def _it_named_before(task: str, grounder: Grounder, graph: WorldGraph, domain: Domain) -> str | None:
     """The last part of a request (after a comma or a stop) with its "it" said as the one thing the parts before
     it name, when those only say something of that thing and ask for nothing ("The wine's been sitting out on the
     coffee table since last night, pop it back in the fridge" -> "pop the wine back in the fridge"). None
     otherwise."""
-    parts = re.split(r"(?<=[,.;!?])\s+", task.strip())
+    parts = re.split(r"(?<=[,.;!?])\s+|\s+[-\u2013\u2014]+\s+", task.strip())
     if len(parts) < 2:
         return None
     last, before = parts[-1], " ".join(parts[:-1])
+    for_them = None if _BRINGING.search(_GIVE_A_WASH.sub("wash", last)) else _FOR_THEM.search(last)
+    if for_them is not None:  # "... - can you wash it for her?": who it is for changes nothing of what is done
+        last = last[:for_them.start()] + last[for_them.end():]
     said = tokens(last)
     if said.count("it") != 1 or {"them", "him", "her", "that", "this", "one"} & set(said):
         return None
@@ -520,7 +555,14 @@ def _it_named_before(task: str, grounder: Grounder, graph: WorldGraph, domain: D
         return None
     things = [m for m in mentions if m.qualifies is None and _kind_of(graph, domain, m) == "thing"
               and not (m.candidates and _is_kind(graph, domain, m.candidates[0], "receptacle"))]
-    if len(things) != 1 or any(_kind_of(graph, domain, m) == "person" for m in mentions):
+    if len(things) > 1:  # "finished her cereal out of the green bowl - can you wash it?": the one washing fits
+        states = {p for p, signs in grounder.lexicon.states.items() for said_words in signs.values()
+                  if set(said) & said_words}
+        fitting = [m for m in things if m.candidates and any(all(_fits(graph, domain, n, p) for n in m.candidates)
+                                                              for p in states)]
+        things = fitting if len(fitting) == 1 else things
+    bringing = _BRINGING.search(_GIVE_A_WASH.sub("wash", last))  # ("give it a wash": no bringing)
+    if len(things) != 1 or (bringing and any(_kind_of(graph, domain, m) == "person" for m in mentions)):
         return None  # (a receptacle there says where the thing is: "sitting out on the coffee table")
     start = things[0].start
     owner = ""
@@ -530,7 +572,9 @@ def _it_named_before(task: str, grounder: Grounder, graph: WorldGraph, domain: D
         owner = f"{words[start - 2]}'s"
     if len(set(things[0].broader) | set(things[0].candidates)) < 2:
         owner = ""  # the only one of its kind: whose it is changes nothing
-    named = f"{owner or 'the'} {' '.join(words[start:things[0].end])}"
+    at = mentions.index(things[0])
+    end = max((m.end for m in mentions if m.qualifies == at), default=things[0].end)  # "the tv in living room 1"
+    named = f"{owner or 'the'} {' '.join(words[start:max(end, things[0].end)])}"
     return re.sub(r"\bit\b", named, last, count=1, flags=re.IGNORECASE)
 
 
@@ -679,6 +723,9 @@ def _as_said(thing: Mention, words: list[str], graph: WorldGraph, domain: Domain
 
 def _read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *, speaker: str | None = None,
                   grounder: Grounder, mentions: Sequence[Mention] | None = None) -> RequestReading | None:
+    said_so = _ROOM_DEVICE.sub(lambda m: f"the {m['thing']} in the {m['room']}", task)
+    if said_so != task:  # as said, not plainer words: a room without one is impossible
+        task, mentions = said_so, None
     mentions = ground_request(grounder, task, graph, speaker, rules) if mentions is None else mentions
     said, said_mentions = task, mentions
     plain = plain_request(task)

@@ -270,6 +270,8 @@ class _Entity:
     """``person`` (what "her X" can belong to), ``room`` (where someone went), else empty."""
     type_: str = ""
     """Its type in the domain."""
+    named: tuple[str, ...] = ()
+    """The content words of its name ("hardcover_atlas_1": hardcover, atlas), whatever its label says."""
 
 
 class Grounder:
@@ -434,6 +436,7 @@ class Grounder:
         ordered = _in_the_room_after(ordered, words, vocabulary, narrowed, stops,
                                      lex.moves | lex.takes | lex.gives | lex.goes)
         ordered = _this_one_here(_renarrow(ordered, vocabulary, narrowed), words, vocabulary, here)
+        ordered = _renarrow(_next_to_them(ordered, words, vocabulary, speaker), vocabulary, narrowed)
         return tuple(_link_qualifiers(ordered, narrowed))
 
     def _scan(self, words: list[str], vocabulary: _Vocabulary, pre: dict[int, tuple[str, ...]],
@@ -564,7 +567,9 @@ class Grounder:
         said = [w for w in words[said_start:end] if not _NUMBER.fullmatch(w)]
         exact = {n: v for n, v in scored.items() if by_name[n].noun_phrase == said}
         by_label = bool(exact) and len(_best(scored)) > 1 and not (
-            start > 0 and words[start - 1] in ("a", "an"))  # "left a bowl in the sink": any bowl, not the "bowl"
+            start > 0 and words[start - 1] in ("a", "an")) and not any(  # "left a bowl in the sink": any bowl
+            n not in exact and list(by_name[n].named) == said for n in _best(scored))  # (one named "hardcover atlas"
+        # but labelled "thing" by perception is as much "the hardcover atlas" as the one labelled so)
         unlabelled = scored
         if by_label:  # "the bowl" is the one labelled "bowl", before the salad bowl
             scored = exact
@@ -659,7 +664,8 @@ class Grounder:
         type_ = graph.entity_type(name) or ""
         for ancestor in self._ancestors(type_):
             for word in self._lexicon.type_words.get(ancestor, ()):
-                heads[word] = LABEL_NOUN if word == ancestor else TYPE_WORD  # "light" names any light
+                heads[word] = LABEL_NOUN if word == ancestor or word in content else TYPE_WORD  # "light" names
+                # any light; "the cordless" the phone labelled "cordless phone" before the other phones
         if content:
             heads[content[-1]] = LABEL_NOUN
             if "of" in noun_phrase:  # "bag of rice": the bag and the rice
@@ -679,7 +685,7 @@ class Grounder:
         kind = next((k for k in ("person", "room") if self._domain.has_type(k) and self._domain.is_subtype(type_, k)),
                     "")
         return _Entity(name, heads, frozenset(describing - STOPWORDS), frozenset(places), numbers,
-                       [w for w in noun_phrase if not _NUMBER.fullmatch(w)], states, kind, type_)
+                       [w for w in noun_phrase if not _NUMBER.fullmatch(w)], states, kind, type_, tuple(named))
 
     def _ancestors(self, type_: str) -> list[str]:
         out = []
@@ -972,6 +978,9 @@ def _possessives(mentions: list[Mention], words: list[str], vocabulary: _Vocabul
                 if mine:
                     out[k] = replace(thing, candidates=mine, alternatives=mine, by_label=False)
                     break
+        elif thing.start > 0 and words[thing.start - 1] in _THIRD_PERSON and not alike(thing) and (
+                held := _held_by_the_one_before(out[:k], thing, words, vocabulary)):
+            out[k] = replace(thing, candidates=held, alternatives=held, broader=held, by_label=False)
         elif thing.start > 0 and words[thing.start - 1] in _THIRD_PERSON and alike(thing):
             people = [m for m in reversed(out[:k]) if len(m.candidates) == 1 and m.entity in by_name
                       and by_name[m.entity].kind == "person"]
@@ -988,6 +997,22 @@ def _possessives(mentions: list[Mention], words: list[str], vocabulary: _Vocabul
                     out[k] = replace(thing, candidates=mine, alternatives=mine, by_label=False)
                     break
     return out
+
+
+def _held_by_the_one_before(before: list[Mention], thing: Mention, words: list[str], vocabulary: _Vocabulary,
+                            ) -> tuple[str, ...]:
+    """"Michael put his water down" when Michael has a water bottle and something else is labelled "water": the
+    thing the person named last before it has that its noun names in any way (by a word of its label or name), when
+    they have exactly one such and none of the candidates."""
+    by_name = {e.name: e for e in vocabulary.entities}
+    person = next((m.entity for m in reversed(before) if len(m.candidates) == 1 and m.entity in by_name
+                   and by_name[m.entity].kind == "person"), None)
+    if person is None or any(person in by_name[n].places for n in thing.candidates if n in by_name):
+        return ()
+    noun = words[thing.end - 1]
+    held = tuple(e.name for e in vocabulary.entities if person in e.places and e.kind == "" and (
+        noun in e.heads or noun in e.named or noun in e.describing))
+    return held if len(held) == 1 else ()
 
 
 _UNTIL_THE_ROOM = 6
@@ -1008,6 +1033,34 @@ def _this_one_here(mentions: list[Mention], words: list[str], vocabulary: _Vocab
             continue
         there = tuple(n for n in mention.candidates if n in by_name and here in by_name[n].places)
         if there and len(there) < len(mention.candidates):
+            out[k] = replace(mention, candidates=there, alternatives=there, by_label=False)
+    return out
+
+
+_NEXT_TO = (["next", "to"], ["beside"], ["near"], ["by"], ["in", "front", "of"], ["behind"])
+
+
+def _next_to_them(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary, speaker: str | None,
+                  ) -> list[Mention]:
+    """"the bookshelf next to her", "the coffee table in front of him", "the lamp beside me": of alike things, the
+    ones in the room of that person (the one person named before it; "me" is the speaker)."""
+    by_name = {e.name: e for e in vocabulary.entities}
+    out = list(mentions)
+    for k, mention in enumerate(out):
+        if len(mention.candidates) < 2 or mention.plural:
+            continue
+        lead = next((len(n) for n in _NEXT_TO if words[mention.end:mention.end + len(n)] == n), 0)
+        who = words[mention.end + lead] if lead and mention.end + lead < len(words) else ""
+        if who == "me":
+            person = speaker
+        elif who in ("her", "him", "them"):
+            people = {n for m in out[:k] for n in m.candidates if n in by_name and by_name[n].kind == "person"}
+            person = next(iter(people)) if len(people) == 1 else None
+        else:
+            continue
+        rooms = by_name[person].places if person in by_name else frozenset()
+        there = tuple(n for n in mention.candidates if n in by_name and by_name[n].places & rooms)
+        if rooms and len(there) == 1:
             out[k] = replace(mention, candidates=there, alternatives=there, by_label=False)
     return out
 

@@ -46,7 +46,7 @@ def picked_up(words: Sequence[str]) -> bool:
 _PREPOSITIONS = frozenset({"on", "off", "out"})
 _STOPPED = frozenset({"stopped", "stops", "stop", "quit", "ceased", "longer"})
 _SWITCHES = frozenset({"turned", "turn", "turns", "turning", "switched", "switch", "switches", "switching",
-                       "flipped", "flip"})
+                       "flipped", "flip", "flips", "flipping", "flicked", "flick", "flicks", "flicking"})
 _CLAUSE_BREAKS = frozenset({"and", "then", "but", "so", "while", "after", "before"})
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|#+|\n+|\s[-\u2013\u2014]+\s")
 _INSTRUCTION = re.compile(
@@ -466,6 +466,26 @@ _ON_THE_WAY = re.compile(r",?\s+on\s+(?:his|her|their|my|our|the)\s+way\s+(?:to|
 _GONE_OFF = re.compile(r"\b(gone|went|go|goes|headed|ran|run|wandered)\s+off\b(?=\s+(?:to|into|in)\b)", re.IGNORECASE)
 """"gone off to the office": gone to the office ("off" is no light going off)."""
 
+_A_SIP = re.compile(r"(?:\s*,\s*|\s+)(?:had|took)\s+a\s+(?:quick\s+|little\s+|small\s+|big\s+)?(?:sip|swig|gulp|"
+                    r"taste|slurp|mouthful)(?:\s+of\s+it)?(?=\s*(?:,|\band\b|\bthen\b))", re.IGNORECASE)
+""""got the beer out of the fridge, had a sip and put it down ...": a sip between the events changes nothing (the
+one who had it still has it, or put it where the rest says)."""
+
+_THE_ONE_THERE = re.compile(r"\bthe\s+(?:other\s+)?(?P<what>[a-z]+(?:\s+[a-z]+){0,2}?)\s*,\s+the\s+one\s+"
+                            r"(?=(?:on|in|inside|from|by|near|next\s+to|beside)\s)", re.IGNORECASE)
+""""drank the other juice box, the one on the counter in kitchen 2": the juice box on that counter."""
+
+_RANG_AND_GOT_IT = re.compile(r"(?P<lead>\b(?:rang|ringing|went\s+off|going\s+off)\b[^.;!?]*?(?:,|\band\b)\s*"
+                              r"(?:then\s+)?(?:[A-Z][a-z]+|he|she)\s+)got\s+(?=(?:it|that)\b)")
+""""the cordless rang and Michael got it": he answered it."""
+
+_LEFT_LIKE_THAT = re.compile(r"\s*,?\s*(?:and\s+)?(?:just\s+)?(?:left|leaves|leaving)\s+(?:it|them)\s+(?:like\s+that|"
+                             r"that\s+way|as\s+(?:it|they)\s+(?:was|were|is|are))\b", re.IGNORECASE)
+""""opened the pantry and just left it like that": nothing more than the opening."""
+_NOW_DOING = re.compile(r"(?<=\bnow)\s+(?:reading|relaxing|working|chilling|resting|sleeping|napping|studying|playing|"
+                        r"gaming|knitting|sewing)(?=\s*[,.;!?]|\s*$)", re.IGNORECASE)
+""""Michael's in the living room now reading, ...": what he does there (no thing named) changes nothing."""
+
 
 def plain_report(text: str) -> str:
     """The report in the plainer words the reading takes (`eaten_from` first): a relative clause that says where or
@@ -473,7 +493,10 @@ def plain_report(text: str) -> str:
     the island", "the cupboard that was open" -> "the open cupboard"), "left the light on in the garage" -> "left
     the light in the garage on", and "ate the orange" -> "is eating the orange", "finished off the wine" -> "is having
     the wine" (the one who ate it has it), and "picked up the phone that was ringing" -> "answered the phone"."""
-    text = _GONE_OFF.sub(lambda m: m[1], _OUTTA.sub("out of", _ON_THE_WAY.sub("", eaten_from(text))))
+    text = _NOW_DOING.sub("", _LEFT_LIKE_THAT.sub("", text))
+    text = _RANG_AND_GOT_IT.sub(lambda m: f"{m['lead']}answered ", _THE_ONE_THERE.sub(lambda m: f"the {m['what']} ",
+                                                                                       text))
+    text = _GONE_OFF.sub(lambda m: m[1], _OUTTA.sub("out of", _ON_THE_WAY.sub("", eaten_from(_A_SIP.sub("", text)))))
     text = _PICKED_UP_RINGING.sub(lambda m: f"answered {m['det']} {m['noun'] or m['noun2']}", text)
     text = relative_places(text)
     text = _RELATIVE_STATE.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
@@ -623,6 +646,8 @@ def resolve(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph
             viable = _as_before(viable, out, uses, graph) or viable
         if len(viable) > 1 and near and not all(_is_a(graph, domain, c, _THINGS) for c in viable):
             viable = _near_the_rest(viable, out, mention, pending, graph, rules, left) or viable
+            if len(viable) > 1:
+                viable = _where_the_one_named_is(viable, out, mentions, graph, domain, rules, left) or viable
         if len(viable) > 1 and near:
             viable = _held_by_one_named(viable, mentions, graph, domain) or viable
         if len(viable) > 1:
@@ -694,6 +719,25 @@ def _near_the_rest(viable: list[str], stated: list[Stated], mention: Mention, pe
     around = set(others).union(*(places_of(graph, rules, o) for o in others))
     near = [c for c in viable if places_of(graph, rules, c) & around and not places_of(graph, rules, c) & left]
     return near if len(near) == 1 else []
+
+
+def _where_the_one_named_is(viable: list[str], stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph,
+                            domain: Domain, rules: RuleSet, left: frozenset[str] = frozenset()) -> list[str]:
+    """Of alike places or fixtures, the one in the room of the one person the text names, when exactly one is
+    ("Jessica turned the telly off" with a TV in her living room and one in the other: hers). The room is the one
+    the answer moves them to, else the one the memory has; not a room the words say a thing was carried from
+    (`left`)."""
+    people = {n for m in mentions if m.qualifies is None and m.candidates for n in m.candidates
+              if _is_a(graph, domain, n, frozenset({"person"}))}
+    if len(people) != 1:
+        return []
+    person = next(iter(people))
+    moved = {s.fact.args[1] for s in stated if s.true and s.fact.predicate == "in_room" and s.fact.args[0] == person}
+    rooms = moved or {f.args[1] for f in graph.facts(predicate="in_room", entity=person) if f.args[0] == person}
+    if len(rooms) != 1 or rooms & left:
+        return []
+    there = [c for c in viable if rooms & places_of(graph, rules, c)]
+    return there if len(there) == 1 else []
 
 
 def rooms_left(words: Sequence[str], mentions: Sequence[Mention], graph: WorldGraph, domain: Domain) -> frozenset[str]:

@@ -284,7 +284,8 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
     named = {i for m in mentions for i in range(m.start, m.end)}
     out: set[int] = set()
     at = 0
-    parts = re.split(r"[,()]|\s[-\u2013\u2014]+\s", text)  # ("... (not the textbook)", "... - the normal one")
+    parts = re.split(r"[,();]|[.!?]+(?=\s)|\s[-\u2013\u2014]+\s", text)  # ("... (not the textbook)", "... - the
+    # normal one", "... Don't ask me why")
     for k, part in enumerate(parts):
         n = len(tokens(part))
         span = range(at, at + n)
@@ -339,6 +340,8 @@ _THERE_BE = frozenset({"was", "wasn", "wasnt", "is", "isn", "isnt", "'s", "were"
 _ACTIVITIES = frozenset({"nap", "bath", "shower", "rest", "snooze", "break", "chat", "kip", "lie", "sleep", "cuppa",
                          "coffee", "tea", "sandwich", "smoke", "think", "look", "laugh", "cry", "moan"})
 """What a person is having that is no thing of the home ("he's having a nap")."""
+_RELIEF = frozenset({"finally", "phew", "lol", "haha", "yay", "thankfully", "ugh", "typical", "classic"})
+"""Words that open a part which only says how the speaker feels about the report ("..., finally some quiet")."""
 _LEADS_OF_DOUBT = (["i", "think"], ["think"], ["i", "guess"], ["guess"], ["probably"], ["i", "reckon"], ["reckon"])
 
 
@@ -351,6 +354,13 @@ def _remark(part: list[str], verbs: frozenset[str]) -> bool:
     words = [w for w in part if w not in ("and", "but", "so")]
     if not words:
         return False
+    if words[:3] in (["don", "t", "ask"], ["dont", "ask", "me"]) or words[:2] in (["no", "idea"], ["dunno", "why"],
+                                                                                ["who", "knows"]):
+        return not (set(words) & verbs)  # "... Don't ask me why", "..., no idea why": nothing of the home
+    if words[0] in _RELIEF and not (set(words) & verbs) and not _THING_PRONOUNS & set(words):
+        return True  # "tv's off now, finally some quiet"
+    while len(words) > 3 and words[-2:] in (["i", "guess"], ["i", "think"], ["i", "reckon"], ["i", "suppose"]):
+        words = words[:-2]  # "..., looking for a snack I guess": what someone was doing, whatever the doubt
     lead = next((len(d) for d in _LEADS_OF_DOUBT if words[:len(d)] == d), 0)
     if lead and len(words) > lead + 2 and words[lead] in _PERSON_PRONOUNS and words[lead + 1] in ("'s", "is") and (
             words[lead + 2].endswith("ing") and words[lead + 2] not in verbs) and not _THING_PRONOUNS & set(words):
@@ -379,6 +389,9 @@ def _remark(part: list[str], verbs: frozenset[str]) -> bool:
     if (words[0] in _PERSON_PRONOUNS and words[1] in _SAYS) or words[0] in _SAYS | _HOPES or (
             words[0] == "i" and words[1] in _HOPES):  # "..., says she'll give it back", "..., hope nobody wanted it"
         return True
+    if words[0] in _PERSON_PRONOUNS and words[1] in ("'s", "is", "was") and words[2:3] in (
+            ["done"], ["finished"], ["through"]) and (len(words) == 3 or words[3].endswith("ing")):
+        return True  # "..., she's done watching for tonight": why, not what is so
     if words[:2] in (["no", "point"], ["no", "need"]):  # "..., no point leaving it on": why, not what is so
         return True
     if words[0] == "there" and words[1] in _THERE_BE and "left" in words[2:6] and not _THING_PRONOUNS & set(words):
@@ -987,10 +1000,14 @@ class _Reader:
                        if self.words[i] not in _DETERMINERS and i not in self.placing]
             to = _TO | {"with"} if where.kind == "person" else _TO  # "the novel is still with Jessica"
             be = _BE | (_OUGHT if self.request else frozenset())  # asked: "the wine bottle should really be in ..."
-            if between and between[0] in be and between[-1] in to and all(w in be | to | _FILLERS
+            if between and between[0] in be and between[-1] in to and all(w in be | to | _FILLERS | {"both", "all"}
                                                                            for w in between):
                 before = len(self.stated)
-                if not self._place(thing, where, being=True):
+                group = [thing]
+                while thing.kind == "person" and len(group) <= k and things[k - len(group)].kind == "person" and (
+                        self._coordinated([things[k - len(group)], *group])):
+                    group.insert(0, things[k - len(group)])  # "Michael and Jessica are both in the living room"
+                if not all(self._place(one, where, being=True) for one in group):
                     return False
                 # "still" says nothing moved: read only when memory has it so (else the text and memory disagree)
                 return "still" not in between or all(not s.is_change(self.graph) for s in self.stated[before:])
