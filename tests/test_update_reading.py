@@ -849,3 +849,15 @@ def test_people_said_together_to_be_in_a_room_are_both_there():
         {F("in_room", "michael", "living_room_1"), F("in_room", "jessica", "living_room_1")})
     assert _plainly(_house_with_michael("garage_1"), "Michael's in the living room now reading, he put the tv on") == (
         {F("in_room", "michael", "garage_1")}, {F("in_room", "michael", "living_room_1"), F("tv_on", "tv_1")})
+
+
+def test_lights_said_to_be_both_off_are_each_off_read_plainly_or_mended_in_an_answer():
+    from l3mp.updates.meaning import _missing_states
+    text = "the lights in bedroom 2 are both off now"
+    both = {F("light_on", "desk_lamp_1"), F("light_on", "overhead_light_6")}
+    assert _plainly(house().copy(), text) == (both, set())
+    grounder = Grounder(household(), household_rules())
+    notes: list[str] = []
+    added = _missing_states([Stated(F("light_on", "desk_lamp_1"), False)], grounder.ground(text, house()),
+                            tokens(text), grounder.lexicon, house(), household(), notes)
+    assert added == [Stated(F("light_on", "overhead_light_6"), False)], notes

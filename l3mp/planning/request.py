@@ -166,6 +166,10 @@ _LEFT_OUT_THEN_IT = re.compile(
 """"somebody left the butter out AGAIN. can you put it back in the fridge": put the butter back in the fridge (where
 it was left is where it is: the memory knows)."""
 _BEFORE_IT = re.compile(r"\s+before\s+it\s+(?:goes\s+(?:off|bad|warm)|melts|spoils|gets\s+warm)\b", re.IGNORECASE)
+_BEFORE_VOICEMAIL = re.compile(r"\s+before\s+(?:it|they)\s+(?:goes|go)\s+to\s+(?:voicemail|the\s+machine|"
+                               r"the\s+answering\s+machine)|\s+before\s+(?:it|they)\s+rings?\s+out|\s+before\s+"
+                               r"(?:they|the\s+caller)\s+hangs?\s+up\b", re.IGNORECASE)
+""""..., can you grab it before it goes to voicemail": before it stops ringing (grabbing it then answers it)."""
 """"..., before it melts": why, not a request."""
 _BACK_WITH_IT = re.compile(r"(?:^|(?<=[.!?]\s))\s*back\s+(?P<where>(?:in|on|into|onto)\s+the\s+(?:[a-z0-9]+\s+){0,3}?"
                            r"[a-z0-9]+)\s+with\s+(?P<what>it|them)\b", re.IGNORECASE)
@@ -250,11 +254,13 @@ _LEFT_IT = re.compile(r",\s+(?:I|we|he|she|they)\s+(?:left|put|dropped)\s+(?:it|
 
 
 _SAID_OF_THEM = re.compile(
-    r"^\s*(?P<name>[A-Z][a-z]+)(?:(?!\bthe\b)[^,.;!?]){0,40}[,.;!]+\s*(?:(?:please|could|can|would|will|you|just|"
-    r"go|and)\s+)*(?P<verb>bring|take|get|fetch|grab|give|hand|pass)\s+(?:him|her|them)\s+(?=(?:the|a|an|some|his|her|"
+    r"^\s*(?P<name>[A-Z][a-z]+)(?:(?!\bthe\b)[^,.;!?]|\bthe\s+(?=(?:office|kitchen|bathroom|bedroom|garage|hallway|"
+    r"living\s+room|laundry\s+room|dining\s+room|study|den)\b)){0,60}[,.;!]+\s*(?:(?i:please|could|can|would|will|you|"
+    r"just|go|and)\s+)*(?P<verb>(?i:bring|take|get|fetch|grab|give|hand|pass))\s+(?:him|her|them)\s+(?=(?:the|a|an|some|his|her|"
     r"their|that|this)\b)")
 """"Sarah's hungry, please take her the apple": take Sarah the apple (a short clause of how the person named first
-is, then a request to bring "him" or "her" something; a clause that names a thing is not dropped)."""
+is, then a request to bring "him" or "her" something; a clause that names a thing is not dropped, one that names
+a room is: "Michael went to the office to finish some work. Could you bring him the wine bottle?")."""
 
 
 _US = re.compile(r"\b(?P<verb>pass|bring|get|grab|fetch|hand|give|chuck|toss)\s+us\b", re.IGNORECASE)
@@ -304,6 +310,15 @@ _BELONGS_THERE = re.compile(
     r"(?:\s+(?:back|away))?(?:\s+(?:there|back))?(?:\s+please)?\s*[.!?]*\s*$", re.IGNORECASE)
 """"That green bowl on the side table belongs in the pantry. Put it away": put the green bowl on the side table in
 the pantry."""
+
+
+def _belongs_there(found: re.Match) -> str:
+    """`_BELONGS_THERE` said as "put the green bowl from the side table in the pantry"."""
+    what = re.sub(r"^(?:the|that|this)\s+", "", found["what"], flags=re.IGNORECASE)
+    said = re.sub(r"\s+(?:on|in|inside)\s+", " from ", what, count=1)
+    return f"put the {said} {found['where']}"
+
+
 _ANSWER_THEM_ALL = re.compile(
     r"^[^,.;!?]*?\bphones\b(?:\s+(?P<where>(?:in|on)\s+(?:the\s+)?[a-z]+(?:\s+\d+)?))?[^,.;!?]*?\bringing\b[^,.;!?]*"
     r"[,.;!]+\s*(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?answer\s+"
@@ -348,7 +363,7 @@ def plain_request(task: str) -> str:
     the fridge": close the fridge), words for the whole home dropped ("every light in the house"), what a thing
     needs said as the request to do it ("the pan needs a good scrub": wash the pan)."""
     text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", _WHEN.sub("", _BECAUSE_IT_IS.sub(
-        "", task))))))
+        "", _WHEN_DONE_FIRST.sub("", task)))))))
     text = _without_what_they_mean_to_do(_MY_OWN_PLAN.sub("", _EXCEPTION_SAID_AGAIN.sub(lambda m: m["keep"], text)))
     text = _DO_THE_DISHES.sub(lambda m: f"wash {m['what']}", _ALL_WASHING.sub("wash all the dirty dishes",
                                                                              _WASHING_UP.sub("wash ", text)))
@@ -363,6 +378,7 @@ def plain_request(task: str) -> str:
     text = _KEEP_SIGN_AFTER.sub(lambda m: f"{m['verb']} {m['what']} {m['where']} {m['sign']}", text)
     text = _WASH_WORDS.sub("wash", _GIVE_A_WASH.sub(lambda m: f"wash {m['what']}", text))
     text = _WATER_RUNNING.sub("turn on the tap ", _THANKS_AT_THE_END.sub("", text))
+    text = _BEFORE_VOICEMAIL.sub(" before it stops ringing", text)
     text = _WHERE_IT_LIVES.sub("", _BEFORE_IT.sub("", _BACK_WITH_IT.sub(
         lambda m: f"put {m['what']} back {m['where']}", text)))
     text = _LEFT_OUT_THEN_IT.sub(lambda m: re.sub(r"\bit\b", m["what"], m["rest"], count=1), text)
@@ -397,8 +413,7 @@ def plain_request(task: str) -> str:
     text = _NOBODY_THERE.sub(lambda m: f"{m['rest']}in {m['room']}", _MIND.sub(
         lambda m: _GERUNDS[m["verb"].lower()], _FOR_ME.sub("", _PLZ.sub("please", _WOULD_YA.sub("", _US.sub(
             lambda m: f"{m['verb']} me", text))))))
-    text = _BELONGS_THERE.sub(lambda m: "put the " + re.sub(r"\s+(?:on|in|inside)\s+", " from ", re.sub(
-        r"^(?:the|that|this)\s+", "", m["what"], flags=re.IGNORECASE), count=1) + " " + m["where"], text)
+    text = _BELONGS_THERE.sub(_belongs_there, text)
     needs = _NEEDS.match(text.strip())
     if needs:
         verb = needs["verb"].lower()
@@ -573,7 +588,9 @@ def _it_named_before(task: str, grounder: Grounder, graph: WorldGraph, domain: D
     if len(set(things[0].broader) | set(things[0].candidates)) < 2:
         owner = ""  # the only one of its kind: whose it is changes nothing
     at = mentions.index(things[0])
-    end = max((m.end for m in mentions if m.qualifies == at), default=things[0].end)  # "the tv in living room 1"
+    end = max((m.end for m in mentions if m.qualifies == at and m.candidates and _is_kind(
+        graph, domain, m.candidates[0], "room")),
+              default=things[0].end)  # "the tv in living room 1"
     named = f"{owner or 'the'} {' '.join(words[start:max(end, things[0].end)])}"
     return re.sub(r"\bit\b", named, last, count=1, flags=re.IGNORECASE)
 
@@ -613,14 +630,21 @@ _OWN_LEADS = frozenset({"i", "i've", "i'm", "im", "ive", "my", "we", "we're", "w
 _ASKING_WORDS = frozenset({"please", "pls", "could", "can", "would", "will", "you", "u"})
 
 
+_PLEASE_AT_THE_END = re.compile(r"\s*,?\s*(?:please|pls|plz)\s*[.!?]*\s*$", re.IGNORECASE)
+_WHEN_DONE_FIRST = re.compile(r"^\s*(?:when|once|after)\s+(?:you(?:['\u2019]re|\s+are)|ur|youre)\s+(?:done|finished|"
+                              r"through)(?:\s+(?:in|with)\s+(?:the\s+)?[a-z]+(?:\s+(?:room|\d+))?)?\s*,?\s+",
+                              re.IGNORECASE)
+""""When you're done in the kitchen turn off the pendant light ...": when, not what."""
+
+
 def _after_the_reason(task: str, lexicon: Lexicon) -> str | None:
     """The last part of a request (after a comma, colon, semicolon or stop) when the parts before it only say why
     ("Electricity costs a fortune: turn off all the lights", "We're leaving for the weekend, turn off ...", "It's
     far too bright in the living room, could you switch off the floor lamp?"): they ask for nothing, keep nothing
     and name no verb or state of the lexicon, and the last part has no pronoun that would stand for what they
     name. None otherwise."""
-    parts = [p.strip() for p in re.split(r"[,:;.!?]+(?:\s+|$)|\s+[-\u2013\u2014]+\s+",
-                                         _THANKS_AT_THE_END.sub("", task).strip()) if p.strip()]
+    parts = [p.strip() for p in re.split(r"[,:;.!?]+(?:\s+|$)|\s+[-\u2013\u2014]+\s+", _PLEASE_AT_THE_END.sub(
+        "", _THANKS_AT_THE_END.sub("", task)).strip()) if p.strip()]
     if len(parts) < 2:
         return None
     last, before = parts[-1], [w for p in parts[:-1] for w in tokens(p)]

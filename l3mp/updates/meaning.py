@@ -486,6 +486,11 @@ _NOW_DOING = re.compile(r"(?<=\bnow)\s+(?:reading|relaxing|working|chilling|rest
                         r"gaming|knitting|sewing)(?=\s*[,.;!?]|\s*$)", re.IGNORECASE)
 """"Michael's in the living room now reading, ...": what he does there (no thing named) changes nothing."""
 
+_FOR_A_MEAL = re.compile(r"\s+for\s+(?:his|her|their|my|our|a|some)\s+(?:quick\s+|late\s+|morning\s+)?(?:breakfast|"
+                         r"lunch|dinner|supper|brunch|toast|snack|smoothie|cereal|sandwich|porridge|oatmeal|salad|"
+                         r"homework|work)\b(?=\s*[,.;!?]|\s+and\b|\s*$)", re.IGNORECASE)
+""""used the orange plate for his toast, it's on the counter now": what for changes nothing."""
+
 
 def plain_report(text: str) -> str:
     """The report in the plainer words the reading takes (`eaten_from` first): a relative clause that says where or
@@ -493,7 +498,7 @@ def plain_report(text: str) -> str:
     the island", "the cupboard that was open" -> "the open cupboard"), "left the light on in the garage" -> "left
     the light in the garage on", and "ate the orange" -> "is eating the orange", "finished off the wine" -> "is having
     the wine" (the one who ate it has it), and "picked up the phone that was ringing" -> "answered the phone"."""
-    text = _NOW_DOING.sub("", _LEFT_LIKE_THAT.sub("", text))
+    text = _FOR_A_MEAL.sub("", _NOW_DOING.sub("", _LEFT_LIKE_THAT.sub("", text)))
     text = _RANG_AND_GOT_IT.sub(lambda m: f"{m['lead']}answered ", _THE_ONE_THERE.sub(lambda m: f"the {m['what']} ",
                                                                                        text))
     text = _GONE_OFF.sub(lambda m: m[1], _OUTTA.sub("out of", _ON_THE_WAY.sub("", eaten_from(_A_SIP.sub("", text)))))
@@ -1069,7 +1074,8 @@ def _missing_states(stated: list[Stated], mentions: Sequence[Mention], words: li
         if mention.qualifies is not None:
             continue
         # one thing named; of "both wine glasses", each that the answer changes ("used both ... and left them")
-        entities = [c for c in mention.candidates if c in changed] if mention.plural else [mention.entity]
+        entities = ((list(mention.candidates) if each_of(words, mention) else [
+            c for c in mention.candidates if c in changed]) if mention.plural else [mention.entity])
         for entity, (predicate, signs) in ((e, ps) for e in entities if e is not None
                                            for ps in lexicon.states.items()):
             declared = domain.predicate(predicate)
@@ -1085,6 +1091,19 @@ def _missing_states(stated: list[Stated], mentions: Sequence[Mention], words: li
                     added.append(literal)
                     notes.append(f"added {literal}: the text says so")
     return added
+
+
+_EACH = frozenset({"both", "all", "every", "each"})
+
+
+def each_of(words: list[str], mention: Mention) -> bool:
+    """Whether the words say a state of each thing a plural mention names ("both bathroom lights", "the bathroom
+    lights are both off"), not of some of them."""
+    before = [w for w in words[max(0, mention.start - 2):mention.start] if w != "the"]
+    be = next((i for i in range(mention.end, min(len(words), mention.end + 5)) if words[i] in ("are", "were", "'re")),
+              None)  # ("the lights in bedroom 2 are both off")
+    return (bool(before) and before[-1] in _EACH) or (be is not None and words[be + 1:be + 2] != [] and (
+        words[be + 1] in _EACH))
 
 
 def signs_in(words: list[str], start: int, end: int, signs: dict[bool, frozenset[str]]) -> set[bool]:

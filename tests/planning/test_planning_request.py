@@ -737,6 +737,11 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("The pink phone is ringing, can you answer it?", "The pink phone is ringing, can you answer it?"),  # named
     ("bring me the soda and close the fridge when you're done", "bring me the soda and close the fridge"),
     ("wash the plate and turn off the tap after", "wash the plate and turn off the tap"),
+    ("Phone's ringing!! can you grab it before it goes to voicemail",
+     "Phone's ringing!! can you grab it before it stops ringing"),
+    ("When you're done in the kitchen turn off the pendant light", "turn off the pendant light"),
+    ("Michael went to the office to finish some work. Could you bring him the atlas? it's his lol",
+     "bring Michael the atlas? it's his lol"),  # a room said before: no thing of the request
 ])
 def test_asking_to_check_and_what_a_request_is_for_in_plainer_words(task, plain):
     assert plain_request(task) == plain
@@ -879,6 +884,10 @@ def test_leave_in_a_question_before_the_request_is_nothing_to_keep():
      "(has jessica atlas_1)"),
     ("can I have the small yogurt from the fridge in kitchen 1? oh and close it when ur done", "jessica",
      "(and (has jessica small_yogurt_1) (not (is_open fridge_1)))"),
+    ("We're heading out for the night. Turn off all the lights in bedroom 2, please.", None,
+     "(and (not (light_on desk_lamp_1)) (not (light_on overhead_light_6)))"),
+    ("Jessica fell asleep near the overhead light in bedroom 2, could you switch it off?", None,
+     "(not (light_on overhead_light_6))"),  # the room that says which light goes with it
     ("Jessica just used the purple plate on the counter for her toast, can you give it a wash?", None,
      "(not (dirty purple_plate_1))"),  # a person named before: no one to bring it to ("give it a wash")
     # where a thing belongs, then "put it there": put it there
