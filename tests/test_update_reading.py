@@ -837,6 +837,8 @@ def test_a_thing_perceived_by_a_vague_label_is_still_what_its_words_say():
     ("Jessica opened the fridge in kitchen 2, looking for a snack I guess", {F("is_open", "fridge_2")}),
     ("Jessica opened the fridge in kitchen 2 and just left it like that", {F("is_open", "fridge_2")}),
     ("Jessica opened the fridge in kitchen 2. Don't ask me why", {F("is_open", "fridge_2")}),
+    ("Jessica opened the fridge in kitchen 2, she's making breakfast", {F("is_open", "fridge_2")}),
+    ("Jessica turned the tap in the bathroom on to wash her face", {F("faucet_on", "faucet_2")}),  # what for
 ])
 def test_remarks_on_a_plain_report_are_set_aside(text, add):
     assert _plainly(_house_with_michael("garage_1"), text) == (set(), add)
@@ -861,3 +863,11 @@ def test_lights_said_to_be_both_off_are_each_off_read_plainly_or_mended_in_an_an
     added = _missing_states([Stated(F("light_on", "desk_lamp_1"), False)], grounder.ground(text, house()),
                             tokens(text), grounder.lexicon, house(), household(), notes)
     assert added == [Stated(F("light_on", "overhead_light_6"), False)], notes
+
+
+def test_what_a_thing_started_to_do_is_no_purpose():
+    """"started to ring": the phone rings ("to ring" is not what for, as "to wash her face" is)."""
+    graph = house().copy()
+    graph.remove_fact(F("ringing", "blue_phone_1"))
+    assert _plainly(graph, "the blue phone on the nightstand in bedroom 1 just started to ring") == (
+        set(), {F("ringing", "blue_phone_1")})

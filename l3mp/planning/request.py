@@ -342,6 +342,14 @@ _GET_THE_PHONE = re.compile(r"\b(?:get|grab|pick\s+up)\s+(?P<det>the|that)\s+(?:
                             re.IGNORECASE)
 """"Can somebody get the phone?": answer the phone (not "get the phone for Sarah", "get the phone and bring it")."""
 
+_THAT_IS_A_CALL = re.compile(
+    r"^\s*(?:oh\s+|ah\s+)?(?:that['\u2019]?s|that\s+is|it['\u2019]?s|it\s+is|must\s+be|probably)\s+(?:probably\s+|prob\s+|"
+    r"likely\s+|definitely\s+|gotta\s+be\s+|got\s+to\s+be\s+)?(?:my|his|her|our|their|the)\s+[a-z]+(?:\s+[a-z]+)?\s+"
+    r"(?:calling|ringing)\b[^,.;!?]*[,.;!?\u2026]+\s*(?:(?:can|could|would)\s+(?:you|u)\s+)?(?:please\s+)?"
+    r"(?:pick\s+it\s+up|pick\s+up|answer\s+it|get\s+it|grab\s+it)\b", re.IGNORECASE)
+""""that's probably my mom calling. pick it up ...": answer the phone (which one rings settles which)."""
+_HERE_TO_ME = re.compile(r"\b(?:over\s+)?here\s+(?=to\s+me\b)", re.IGNORECASE)
+""""bring the phone here to me": to me."""
 _ANSWER_THAT = re.compile(r"\banswer\s+(?:it|that)\b", re.IGNORECASE)
 _PHONE_WORDS = re.compile(r"\b(?:phone|phones|smartphone|cordless|mobile|telephone|landline|cell)\b", re.IGNORECASE)
 
@@ -409,6 +417,7 @@ def plain_request(task: str) -> str:
     text = _RINGING_THERE.sub(lambda m: f"answer the {m['what']} {m['where']}", text)
     text = _RINGING_IN.sub(lambda m: f"answer the ringing {m['what']} {m['where']}", text)
     text = meaning.relative_places(text)
+    text = _HERE_TO_ME.sub("", _THAT_IS_A_CALL.sub("answer the phone", text))
     text = _GET_THE_PHONE.sub(lambda m: f"answer {m['det']} {m['noun']}", _IF_NOT.sub(_if_not, _answer_that(text)))
     text = _NOBODY_THERE.sub(lambda m: f"{m['rest']}in {m['room']}", _MIND.sub(
         lambda m: _GERUNDS[m["verb"].lower()], _FOR_ME.sub("", _PLZ.sub("please", _WOULD_YA.sub("", _US.sub(
@@ -470,11 +479,18 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
     `mentions`: the task's mentions grounded over the whole graph, if the caller has them. A request whose whole
     is not plain enough may still be a reason and then the request (`_after_the_reason`): the request is read."""
     grounder = grounder or Grounder(domain, rules)
-    asked = _it_named_before(task, grounder, graph, domain) if _ASKS_AT_THE_END.search(task) else None
-    if asked is not None:  # "I think I left my energy drink on the desk... could you fetch it for me?": fetch it
+    first = None
+    for said in dict.fromkeys((task, plain_request(task))):  # as said, else in plainer words when that asks: "the
+        # cup I left on the dresser ... is gross, could you wash it for me" (the dresser says which cup)
+        asked = _it_named_before(said, grounder, graph, domain) if _ASKS_AT_THE_END.search(said) else None
+        if asked is None:  # "I think I left my energy drink on the desk... could you fetch it for me?": fetch it
+            continue
         found = _read_request(asked, graph, domain, rules, speaker=speaker, grounder=grounder)
-        if found is not None:
+        if found is not None and found.outcome != ASKED:
             return found
+        first = first or found
+    if first is not None:
+        return first
     found = _read_request(task, graph, domain, rules, speaker=speaker, grounder=grounder, mentions=mentions)
     if found is not None:
         return found
@@ -587,11 +603,14 @@ def _it_named_before(task: str, grounder: Grounder, graph: WorldGraph, domain: D
         owner = f"{words[start - 2]}'s"
     if len(set(things[0].broader) | set(things[0].candidates)) < 2:
         owner = ""  # the only one of its kind: whose it is changes nothing
-    at = mentions.index(things[0])
-    end = max((m.end for m in mentions if m.qualifies == at and m.candidates and _is_kind(
-        graph, domain, m.candidates[0], "room")),
-              default=things[0].end)  # "the tv in living room 1"
-    named = f"{owner or 'the'} {' '.join(words[start:max(end, things[0].end)])}"
+    lexicon = grounder.lexicon
+    moving = bool(set(said) & (lexicon.moves | lexicon.takes | lexicon.gives | {"return", "returned"}))
+    where = {mentions.index(things[0])}
+    for k, m in enumerate(mentions):  # the places that say which ("the cup on the dresser in bedroom 1")
+        if m.qualifies in where and m.candidates and (not moving or _is_kind(graph, domain, m.candidates[0], "room")):
+            where.add(k)  # (only a room when the thing is to be moved: "put the cup on the dresser ..." is a move)
+    end = max(mentions[k].end for k in where)
+    named = f"{owner or 'the'} {' '.join(words[start:end])}"
     return re.sub(r"\bit\b", named, last, count=1, flags=re.IGNORECASE)
 
 

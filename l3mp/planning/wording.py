@@ -156,6 +156,32 @@ _AFTER_THE_ONE = frozenset({"please", "pls", "plz", "now", "and", "then", "so", 
 """Words after "to her" that leave "her" a person, not the owner of a thing ("to her room")."""
 
 
+_PLACING = {"on": 0, "inside": 0, "has": 1, "holding": 1}
+"""Predicates that say where an item is, and which argument the item is."""
+
+
+def given_to_them(literals: Sequence[Literal], wording: Wording, graph: WorldGraph, domain: Domain,
+                  speaker: str | None, notes: list[str]) -> list[Literal]:
+    """A goal for "Jessica wants the orange, can you take it over to her" that places the one item somewhere else
+    (on a table, in the robot's hand) instead of with the one person the words bring it to: that person has it
+    (noted in `notes`). The goal as it is when the words bring nothing to anyone, it already says who has it, or
+    it places no item or more than one."""
+    to_whom = _brought_to_them(wording, graph, domain, speaker)
+    if len(to_whom) != 1 or any(lit.predicate == "has" and lit.args[:1] and lit.args[0] in to_whom and not lit.negated
+                                for lit in literals):
+        return list(literals)
+    person = next(iter(to_whom))
+    placing = [(k, lit.args[_PLACING[lit.predicate]]) for k, lit in enumerate(literals)
+               if lit.predicate in _PLACING and not lit.negated and len(lit.args) == 2
+               and graph.has_entity(lit.args[_PLACING[lit.predicate]])
+               and domain.is_subtype(graph.entity_type(lit.args[_PLACING[lit.predicate]]) or "", "item")]
+    if len(placing) != 1:
+        return list(literals)
+    k, item = placing[0]
+    notes.append(f"{literals[k].to_pddl()} -> (has {person} {item}): the request brings it to {person}")
+    return [*literals[:k], Literal("has", (person, item), False), *literals[k + 1:]]
+
+
 def _brought_to_them(wording: Wording, graph: WorldGraph, domain: Domain, speaker: str | None) -> set[str]:
     """Who the request asks to have a thing brought to, other than the speaker: "take it to Jessica", "bring the
     beer over to her" (her: the people the request names, when it names any but the speaker); empty when none."""

@@ -341,6 +341,8 @@ _THERE_BE = frozenset({"was", "wasn", "wasnt", "is", "isn", "isnt", "'s", "were"
 _ACTIVITIES = frozenset({"nap", "bath", "shower", "rest", "snooze", "break", "chat", "kip", "lie", "sleep", "cuppa",
                          "coffee", "tea", "sandwich", "smoke", "think", "look", "laugh", "cry", "moan"})
 """What a person is having that is no thing of the home ("he's having a nap")."""
+_MAKING = frozenset({"making", "cooking", "baking", "brewing", "heating", "frying", "boiling", "warming"})
+"""What a person is making, said after a comma with no thing of the home named ("..., she's making sandwiches")."""
 _RELIEF = frozenset({"finally", "phew", "lol", "haha", "yay", "thankfully", "ugh", "typical", "classic"})
 """Words that open a part which only says how the speaker feels about the report ("..., finally some quiet")."""
 _LEADS_OF_DOUBT = (["i", "think"], ["think"], ["i", "guess"], ["guess"], ["probably"], ["i", "reckon"], ["reckon"])
@@ -376,7 +378,8 @@ def _remark(part: list[str], verbs: frozenset[str]) -> bool:
             (words[1:3] in (["'s", "got"], ["has", "got"]) and words[3:4] in (["a"], ["an"]))
             or (words[1] in ("has", "got") and words[2] in ("a", "an"))  # "..., she's got a migraine"
             or words[1] in ("never", "always")  # "..., he never finishes it"
-            or (words[1] in ("'s", "is") and words[2].endswith("ing") and words[2] not in verbs)):  # "she's talking
+            or (words[1] in ("'s", "is") and words[2].endswith("ing") and (
+                words[2] not in verbs or words[2] in _MAKING))):  # "she's talking
         return True  # to someone"
     if words[:1] in (["somebody"], ["someone"]) and words[1:2] in (["got"], ["answered"], ["picked"]) and (
             words[2:3] == ["it"]):  # "phone's stopped ringing, somebody got it": who, not what changed
@@ -393,6 +396,9 @@ def _remark(part: list[str], verbs: frozenset[str]) -> bool:
     if words[0] in _PERSON_PRONOUNS and words[1] in ("'s", "is", "was") and words[2:3] in (
             ["done"], ["finished"], ["through"]) and (len(words) == 3 or words[3].endswith("ing")):
         return True  # "..., she's done watching for tonight": why, not what is so
+    if words[-1] in ("started", "begun", "starting", "over") and len(words) <= 5 and not (
+            set(words) - {"has", "have"}) & verbs:
+        return True  # "telly's on in the living room, the footy's started": why
     if words[:2] in (["no", "point"], ["no", "need"]):  # "..., no point leaving it on": why, not what is so
         return True
     if words[0] == "there" and words[1] in _THERE_BE and "left" in words[2:6] and not _THING_PRONOUNS & set(words):
@@ -447,15 +453,20 @@ def _purpose(words: list[str], mentions: Sequence[Mention], verbs: frozenset[str
     named = {i for m in mentions for i in range(m.start, m.end)}
     last = max(named, default=-1)
     for i in range(last + 1, len(words) - 1):
-        if words[i] not in ("to", "for") or (words[i + 1] in _DETERMINERS and words[i] == "to"):
+        if words[i] not in ("to", "for") or (words[i + 1] in _DETERMINERS and words[i] == "to") or (
+                i and words[i - 1] in _STARTED):  # "started to ring": no purpose
             continue
         span = range(i + 1, len(words))
         body = [words[j] for j in span if not (j == len(words) - 1 and words[j] in _PURPOSE_ENDS)]
-        if body and not any(w in verbs or w in _THING_PRONOUNS | _DOUBT | _NEGATIONS for w in body):
+        if body and not any((w in verbs and not (words[i] == "to" and k == 0)) or w in (
+                _THING_PRONOUNS | _DOUBT | _NEGATIONS) for k, w in enumerate(body)):  # ("turned the tap on to wash
+            # her face": what for)
             return set(range(i, len(words)))
     return set()
 
 
+_STARTED = frozenset({"started", "starts", "start", "starting", "began", "begins", "begin", "stopped", "continued",
+                      "kept", "tried", "going", "about", "wants", "wanted", "needs", "needed"})
 _HOME_WITH = (("brought", "home"), ("came", "home"), ("got", "home"), ("bought",))
 
 

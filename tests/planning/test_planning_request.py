@@ -740,6 +740,8 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("Phone's ringing!! can you grab it before it goes to voicemail",
      "Phone's ringing!! can you grab it before it stops ringing"),
     ("When you're done in the kitchen turn off the pendant light", "turn off the pendant light"),
+    ("that's probably my mom calling. pick it up and then bring the phone here to me please",
+     "answer the phone and then bring the phone to me please"),
     ("Michael went to the office to finish some work. Could you bring him the atlas? it's his lol",
      "bring Michael the atlas? it's his lol"),  # a room said before: no thing of the request
 ])
@@ -920,3 +922,22 @@ def test_a_device_said_with_a_room_that_has_none_is_impossible():
     assert found is not None and found.outcome == IMPOSSIBLE and "no tv in the bedroom" in found.reason, found
     found = reading("can you turn on the living room TV?")
     assert found is not None and found.outcome == GOAL and found.goal == "(tv_on tv_1)", found
+
+
+def test_a_model_goal_that_places_the_one_thing_elsewhere_is_given_to_the_person_it_is_brought_to():
+    from l3mp.planning.wording import given_to_them
+    world = _world()
+    grounder = Grounder(world.domain, world.verifier.rules)
+    text = "Jessica wants the atlas from bedroom 1 - can you take it over to her when you're free?"
+    wording = Wording.of(text, grounder.ground(text, world.graph))
+    notes: list[str] = []
+    held = [Literal("holding", ("the_robot", "atlas_1"), False)]
+    assert given_to_them(held, wording, world.graph, world.domain, None, notes) == [
+        Literal("has", ("jessica", "atlas_1"), False)] and "the request brings it to jessica" in notes[0]
+    kept = [Literal("has", ("jessica", "atlas_1"), False)]  # says who has it already
+    assert given_to_them(kept, wording, world.graph, world.domain, None, []) == kept
+    two = [Literal("on", ("atlas_1", "kitchen_table_1"), False), Literal("holding", ("the_robot", "magazine_1"), False)]
+    assert given_to_them(two, wording, world.graph, world.domain, None, []) == two  # which one: not the program's
+    plain = "Take the atlas to the kitchen table."
+    assert given_to_them(held, Wording.of(plain, grounder.ground(plain, world.graph)), world.graph, world.domain,
+                         None, []) == held  # brought to no one
