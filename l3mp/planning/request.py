@@ -350,6 +350,11 @@ _THAT_IS_A_CALL = re.compile(
 """"that's probably my mom calling. pick it up ...": answer the phone (which one rings settles which)."""
 _HERE_TO_ME = re.compile(r"\b(?:over\s+)?here\s+(?=to\s+me\b)", re.IGNORECASE)
 """"bring the phone here to me": to me."""
+_WHATEVER_IS = re.compile(r"\b(?P<verb>wash|clean|rinse|scrub)\s+(?:whatever(?:['\u2019]s|\s+is)|everything(?:\s+"
+                          r"that(?:['\u2019]s|\s+is))?|anything(?:\s+that(?:['\u2019]s|\s+is))?|whatever)\s+(?:(?:piled|"
+                          r"stacked|sitting|"
+                          r"left|lying)\s+(?:up\s+)?)?(?=(?:in|on)\s+the\b)", re.IGNORECASE)
+""""wash whatever's piled up in the kitchen sink": wash all the dishes in the kitchen sink."""
 _ANSWER_THAT = re.compile(r"\banswer\s+(?:it|that)\b", re.IGNORECASE)
 _PHONE_WORDS = re.compile(r"\b(?:phone|phones|smartphone|cordless|mobile|telephone|landline|cell)\b", re.IGNORECASE)
 
@@ -417,7 +422,8 @@ def plain_request(task: str) -> str:
     text = _RINGING_THERE.sub(lambda m: f"answer the {m['what']} {m['where']}", text)
     text = _RINGING_IN.sub(lambda m: f"answer the ringing {m['what']} {m['where']}", text)
     text = meaning.relative_places(text)
-    text = _HERE_TO_ME.sub("", _THAT_IS_A_CALL.sub("answer the phone", text))
+    text = _HERE_TO_ME.sub("", _THAT_IS_A_CALL.sub("answer the phone", _WHATEVER_IS.sub(
+        lambda m: f"{m['verb']} all the dishes ", text)))
     text = _GET_THE_PHONE.sub(lambda m: f"answer {m['det']} {m['noun']}", _IF_NOT.sub(_if_not, _answer_that(text)))
     text = _NOBODY_THERE.sub(lambda m: f"{m['rest']}in {m['room']}", _MIND.sub(
         lambda m: _GERUNDS[m["verb"].lower()], _FOR_ME.sub("", _PLZ.sub("please", _WOULD_YA.sub("", _US.sub(

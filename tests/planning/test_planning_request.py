@@ -740,6 +740,7 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("Phone's ringing!! can you grab it before it goes to voicemail",
      "Phone's ringing!! can you grab it before it stops ringing"),
     ("When you're done in the kitchen turn off the pendant light", "turn off the pendant light"),
+    ("can you wash whatever's piled up in the kitchen sink", "can you wash all the dishes in the kitchen sink"),
     ("that's probably my mom calling. pick it up and then bring the phone here to me please",
      "answer the phone and then bring the phone to me please"),
     ("Michael went to the office to finish some work. Could you bring him the atlas? it's his lol",
