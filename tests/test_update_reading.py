@@ -871,3 +871,8 @@ def test_what_a_thing_started_to_do_is_no_purpose():
     graph.remove_fact(F("ringing", "blue_phone_1"))
     assert _plainly(graph, "the blue phone on the nightstand in bedroom 1 just started to ring") == (
         set(), {F("ringing", "blue_phone_1")})
+
+
+def test_a_purpose_with_a_place_word_in_it_is_still_what_for():
+    assert _plainly(house().copy(), "Jessica took the atlas off the bookshelf in bedroom 1 to read on the sofa") == (
+        {F("on", "atlas_1", "bookshelf_2")}, {F("has", "jessica", "atlas_1")})

@@ -458,9 +458,10 @@ def _purpose(words: list[str], mentions: Sequence[Mention], verbs: frozenset[str
             continue
         span = range(i + 1, len(words))
         body = [words[j] for j in span if not (j == len(words) - 1 and words[j] in _PURPOSE_ENDS)]
-        if body and not any((w in verbs and not (words[i] == "to" and k == 0)) or w in (
+        if body and not any((w in verbs and not (words[i] == "to" and k == 0) and not (
+                w in ("on", "off", "out", "in") and body[k + 1:k + 2] and body[k + 1] in _DETERMINERS)) or w in (
                 _THING_PRONOUNS | _DOUBT | _NEGATIONS) for k, w in enumerate(body)):  # ("turned the tap on to wash
-            # her face": what for)
+            # her face", "took the novel off the bookshelf to read on the sofa": what for)
             return set(range(i, len(words)))
     return set()
 
