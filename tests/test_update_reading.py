@@ -876,3 +876,31 @@ def test_what_a_thing_started_to_do_is_no_purpose():
 def test_a_purpose_with_a_place_word_in_it_is_still_what_for():
     assert _plainly(house().copy(), "Jessica took the atlas off the bookshelf in bedroom 1 to read on the sofa") == (
         {F("on", "atlas_1", "bookshelf_2")}, {F("has", "jessica", "atlas_1")})
+
+
+@pytest.mark.parametrize(("text", "remove", "add"), [
+    # how it was before ("had left it open") is not what is so now
+    ("Jessica closed the pantry in kitchen 2, somebody had left it hanging open again",
+     {F("is_open", "pantry_2")}, set()),
+    # "off the island into the fridge": from the island; "so they stay fresh": why
+    ("Jessica moved the bread loaf and the small juice box off the kitchen island into the fridge in kitchen 2 so they "
+     "stay fresh", {F("on", "bread_loaf_1", "kitchen_island_1"), F("on", "small_juice_box_1", "kitchen_island_1")},
+     {F("inside", "bread_loaf_1", "fridge_2"), F("inside", "small_juice_box_1", "fridge_2")}),
+    ("Jessica drank the soda can from the fridge in kitchen 2, so don't count on it",
+     {F("inside", "soda_can_1", "fridge_2")}, {F("has", "jessica", "soda_can_1")}),
+    ("Jessica did all the dishes in the kitchen sink in kitchen 2", {F("dirty", "blue_serving_dish_1")}, set()),
+    # "by the plate": the island the plate is on
+    ("Jessica took the soda can out of the fridge in kitchen 2 and put it on the kitchen island by the plate",
+     {F("inside", "soda_can_1", "fridge_2")}, {F("on", "soda_can_1", "kitchen_island_2")}),
+])
+def test_more_plain_reports_read_plainly(text, remove, add):
+    assert _plainly(house().copy(), text) == (remove, add)
+
+
+def test_a_phone_that_rang_and_someone_ran_in_there_and_got_it():
+    """"there" with no room named is the room of the one thing named before; "got it" is answering it."""
+    graph = house().copy()
+    graph.remove_fact(F("ringing", "pink_smartphone_1"))
+    assert _plainly(graph, "the pink smartphone rang, jessica ran in there and got it") == (
+        {F("on", "pink_smartphone_1", "side_table_1"), F("in_room", "jessica", "kitchen_1")},
+        {F("has", "jessica", "pink_smartphone_1"), F("in_room", "jessica", "living_room_1")})

@@ -51,7 +51,8 @@ request's own verb says)."""
 _WHEN = re.compile(r"\s+(?:right\s+now|right\s+away|straight\s+away|asap|at\s+once|real\s+quick|when\s+you\s+can|"
                    r"when\s+you\s+get\s+a\s+(?:chance|sec|second|minute|moment)|"
                    r"(?:when|once|after)\s+(?:you(?:['\u2019]re|\s+are)|ur|youre|you\s+r)\s+(?:done|finished|through)|"
-                   r"after(?:wards)?(?=\s*[.!?]*\s*$))\b", re.IGNORECASE)
+                   r"after(?:wards)?(?=\s*[.!?]*\s*$)|while\s+(?:you(?:['\u2019]re|\s+are)|ur|youre)\s+(?:at\s+it|(?:out|in|up|down|over)\s+there))\b",
+                   re.IGNORECASE)
 """Words that only say when ("right now", "when you get a chance"): no part of what is asked."""
 _SHUT_OFF = re.compile(r"\bshut\s+(?=off\b|(?:the|a|my|your|that|this)\s+[^,.;!?]+?\s+off\b)", re.IGNORECASE)
 """"Shut the TV off", "shut off the tap": turn it off (not "shut" as closing)."""
@@ -348,10 +349,28 @@ _THAT_IS_A_CALL = re.compile(
     r"(?:calling|ringing)\b[^,.;!?]*[,.;!?\u2026]+\s*(?:(?:can|could|would)\s+(?:you|u)\s+)?(?:please\s+)?"
     r"(?:pick\s+it\s+up|pick\s+up|answer\s+it|get\s+it|grab\s+it)\b", re.IGNORECASE)
 """"that's probably my mom calling. pick it up ...": answer the phone (which one rings settles which)."""
+_WHO_CALLS_AT_THE_END = re.compile(
+    r"\s*[,.;!\u2026-]+\s*(?:it['\u2019]?s|it\s+is|that['\u2019]?s|that\s+is|must\s+be)\s+(?:probably\s+|prob\s+|likely\s+)?"
+    r"(?:my|his|her|our|their|the)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:calling|ringing)\b[^,.;!?]*[.!?]*\s*$", re.IGNORECASE)
+""""..., it's probably my mum calling": who, not what is asked."""
+_THAT_THING_FIRST = re.compile(r"^(?P<lead>\s*(?:(?:ugh|oh|man|hey|so|um|uh|hmm+|honestly)[,!.]*\s+)*)that\s+"
+                               r"(?!(?:is|was|one|ones|has|had|will|would|should|must|can|could|might|does|did)\b|"
+                               r"['\u2019])",
+                               re.IGNORECASE)
+""""ugh that phone in bedroom 3 has been ringing for like five minutes": the phone."""
+_NEED_AT_THE_END = re.compile(r"\s*[,;\u2013\u2014-]+\s*(?:i\s+|we\s+)?(?:need|needs)\s+(?:the|some|a|an|my|our)\s+"
+                              r"[a-z]+(?:\s+[a-z]+)?(?:\s+(?:from|in|out\s+of)\s+(?:there|it))?\s*[.!?]*\s*$",
+                              re.IGNORECASE)
+""""open up the medicine cabinet in the bathroom pls, need the plasters": why (what is needed need not be here)."""
+_BACK_OFF_THEM = re.compile(r"\b(?P<verb>get|take|grab)\s+(?P<it>it|them)\s+back\s+(?:off|from)\s+(?:him|her|them)\b",
+                            re.IGNORECASE)
+""""Michael borrowed the gold phone, get it back off him and put it ...": get it back ("off" is no state there)."""
+_FOR_LIKE = re.compile(r"\bfor\s+like\s+", re.IGNORECASE)
+""""for like five minutes": for five minutes ("like" is no wish there)."""
 _HERE_TO_ME = re.compile(r"\b(?:over\s+)?here\s+(?=to\s+me\b)", re.IGNORECASE)
 """"bring the phone here to me": to me."""
-_WHATEVER_IS = re.compile(r"\b(?P<verb>wash|clean|rinse|scrub)\s+(?:whatever(?:['\u2019]s|\s+is)|everything(?:\s+"
-                          r"that(?:['\u2019]s|\s+is))?|anything(?:\s+that(?:['\u2019]s|\s+is))?|whatever)\s+(?:(?:piled|"
+_WHATEVER_IS = re.compile(r"\b(?P<verb>wash|clean|rinse|scrub)\s+(?:whatever(?:['\u2019]s|\s+is)|"
+                          r"what(?:['\u2019]?s|\s+is)|everything(?:\s+that(?:['\u2019]s|\s+is))?|anything(?:\s+that(?:['\u2019]s|\s+is))?|whatever)\s+(?:(?:piled|"
                           r"stacked|sitting|"
                           r"left|lying)\s+(?:up\s+)?)?(?=(?:in|on)\s+the\b)", re.IGNORECASE)
 """"wash whatever's piled up in the kitchen sink": wash all the dishes in the kitchen sink."""
@@ -376,7 +395,7 @@ def plain_request(task: str) -> str:
     the fridge": close the fridge), words for the whole home dropped ("every light in the house"), what a thing
     needs said as the request to do it ("the pan needs a good scrub": wash the pan)."""
     text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", _WHEN.sub("", _BECAUSE_IT_IS.sub(
-        "", _WHEN_DONE_FIRST.sub("", task)))))))
+        "", _WHEN_DONE_FIRST.sub("", meaning.numbered_rooms(task))))))))
     text = _without_what_they_mean_to_do(_MY_OWN_PLAN.sub("", _EXCEPTION_SAID_AGAIN.sub(lambda m: m["keep"], text)))
     text = _DO_THE_DISHES.sub(lambda m: f"wash {m['what']}", _ALL_WASHING.sub("wash all the dirty dishes",
                                                                              _WASHING_UP.sub("wash ", text)))
@@ -422,8 +441,10 @@ def plain_request(task: str) -> str:
     text = _RINGING_THERE.sub(lambda m: f"answer the {m['what']} {m['where']}", text)
     text = _RINGING_IN.sub(lambda m: f"answer the ringing {m['what']} {m['where']}", text)
     text = meaning.relative_places(text)
-    text = _HERE_TO_ME.sub("", _THAT_IS_A_CALL.sub("answer the phone", _WHATEVER_IS.sub(
-        lambda m: f"{m['verb']} all the dishes ", text)))
+    text = _BACK_OFF_THEM.sub(lambda m: f"{m['verb']} {m['it']} back", _NEED_AT_THE_END.sub("", text))
+    text = _FOR_LIKE.sub("for ", _THAT_THING_FIRST.sub(lambda m: f"{m['lead']}the ", text))
+    text = _HERE_TO_ME.sub("", _THAT_IS_A_CALL.sub("answer the phone", _WHO_CALLS_AT_THE_END.sub("", _WHATEVER_IS.sub(
+        lambda m: f"{m['verb']} all the dishes ", text))))
     text = _GET_THE_PHONE.sub(lambda m: f"answer {m['det']} {m['noun']}", _IF_NOT.sub(_if_not, _answer_that(text)))
     text = _NOBODY_THERE.sub(lambda m: f"{m['rest']}in {m['room']}", _MIND.sub(
         lambda m: _GERUNDS[m["verb"].lower()], _FOR_ME.sub("", _PLZ.sub("please", _WOULD_YA.sub("", _US.sub(

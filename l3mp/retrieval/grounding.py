@@ -40,7 +40,7 @@ QUALIFIERS = frozenset({"in", "from", "inside", "at", "of", "on", "by", "near", 
                         "where"})
 """Words after a noun that introduce the place that tells alike entities apart ("with", "next to", "beside", "where
 the X is": what is on or in it)."""
-_BESIDE = frozenset({"with", "next", "beside", "where"})
+_BESIDE = frozenset({"with", "next", "beside", "where", "by", "near"})
 _ASPECT = frozenset({"started", "start", "starts", "starting", "began", "begin", "begins", "kept", "keep", "keeps",
                      "stopped", "finished", "is", "was", "were", "are", "am", "'s", "been", "be"})
 """Words after which a word in -ing is a verb ("started reading it"), not a word of a thing's label."""
@@ -420,7 +420,7 @@ class Grounder:
         pre.update(self._own_rooms(graph, words, speaker))
         stops = pauses(text)
         found, narrowed = self._scan(words, vocabulary, pre, stops)  # "the desk lamp in here", said by Sarah
-        there = _there_rooms(words, found, self._domain, graph)
+        there = _there_rooms(words, found, self._domain, graph, self._rules)
         if there:  # "leave the overhead light there on", "ran in there": the room named before
             found, narrowed = self._scan(words, vocabulary, {**pre, **there}, stops)
         ordered = sorted(found.values(), key=lambda m: m.start)
@@ -739,10 +739,16 @@ def places_of(graph: WorldGraph, rules: RuleSet, name: str) -> set[str]:
     return first.union(*(direct(p) for p in first))
 
 
+_GONE_IN = frozenset({"ran", "went", "came", "go", "going", "rushed", "dashed", "hurried", "walked", "popped", "nipped",
+                      "headed", "run", "come"})
+"""Words before "in there" that say someone went there ("ran in there")."""
+
+
 def _there_rooms(words: list[str], found: dict[int, Mention], domain: Domain, graph: WorldGraph,
-                 ) -> dict[int, tuple[str, ...]]:
+                 rules: RuleSet | None = None) -> dict[int, tuple[str, ...]]:
     """Each "there" that points back at a room ("in there", "the light there"; not "there is ..."): the last room
-    named before it, when the words named exactly one."""
+    named before it, when the words named exactly one; with no room named, "in there" after one thing named is its
+    room ("the office phone rang, michael ran in there")."""
     out: dict[int, tuple[str, ...]] = {}
     for i, word in enumerate(words):
         if word != "there" or i == 0 or (i + 1 < len(words) and words[i + 1] in {"is", "are", "was", "were", "'s"}):
@@ -751,6 +757,16 @@ def _there_rooms(words: list[str], found: dict[int, Mention], domain: Domain, gr
                  and domain.is_subtype(graph.entity_type(m.entity) or "", "room")]
         if rooms:
             out[i] = (max(rooms, key=lambda m: m.start).entity,)
+            continue
+        things = [m for m in found.values() if m.end <= i and m.entity is not None and not domain.is_subtype(
+            graph.entity_type(m.entity) or "", "person")]
+        if rules is not None and words[i - 1] in ("in", "into") and i > 1 and (words[i - 2] in _GONE_IN or any(
+                m.end == i - 1 for m in found.values())) and len(things) == 1:  # ("ran in there", "the big light
+            # in there"; not "there's a new bike in there")
+            around = [n for n in places_of(graph, rules, things[0].entity) if domain.is_subtype(
+                graph.entity_type(n) or "", "room")]
+            if len(around) == 1:
+                out[i] = (around[0],)
     return out
 
 

@@ -250,12 +250,28 @@ _STATE_THEN_ROOM = re.compile(
 """"the light is on in bedroom 2": the light in bedroom 2 is on (the room says which light)."""
 
 
+_NUMBERS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
+_ROOM_NUMBER = re.compile(r"\b(?P<room>bedroom|bathroom|kitchen|living\s+room|office|hallway|garage|dining\s+room|"
+                          r"laundry\s+room)\s+(?P<n>one|two|three|four|five|six)\b", re.IGNORECASE)
+
+
+def numbered_rooms(text: str) -> str:
+    """"bedroom three" said as "bedroom 3" (the rooms' labels have digits); not "the living room one" (the one in
+    the living room)."""
+    def number(found: re.Match) -> str:
+        if found["n"].lower() == "one" and re.search(r"\b(?:the|that|this)\s+$", text[:found.start()], re.IGNORECASE):
+            return found[0]
+        return f"{found['room']} {_NUMBERS[found['n'].lower()]}"
+    return _ROOM_NUMBER.sub(number, text)
+
+
 def contracted(text: str) -> str:
     """"'s" said for "is" or "has" written out ("the dishwasher's shut now" -> "the dishwasher is shut now",
     "it's been washed" -> "it has been washed", "the phone's stopped ringing" -> "the phone has stopped ringing"),
     so that the word after it is not read as a thing she owns; "hand-washed" is washed; a state said with "not"
     said as the opposite state (`unnegated`); what a change is for ("so it doesn't go off", `_SO_THAT`) left out."""
-    text = _GOT_IT_ON.sub(lambda m: f"turned {m['what']} {m['sign']}", _ON_THE_WAY_TO.sub(" and went to ", text))
+    text = _GOT_IT_ON.sub(lambda m: f"turned {m['what']} {m['sign']}", _ON_THE_WAY_TO.sub(" and went to ",
+                                                                                   numbered_rooms(text)))
     text = _THE_WASHING.sub("", _N_FOR_AND.sub(" and ", text))
     text = _BOTH_WENT.sub(lambda m: f"{m['a']} went {m['to']}{m['room']} and {m['b']} went {m['to']}{m['room']}", text)
     text = _TO_BED.sub(lambda m: f"{m['went']} to the bedroom", _NO_APOSTROPHE.sub(lambda m: f"{m[1]}n't", text))
@@ -476,7 +492,9 @@ _THE_ONE_THERE = re.compile(r"\bthe\s+(?:other\s+)?(?P<what>[a-z]+(?:\s+[a-z]+){
 """"drank the other juice box, the one on the counter in kitchen 2": the juice box on that counter."""
 
 _RANG_AND_GOT_IT = re.compile(r"(?P<lead>\b(?:rang|ringing|went\s+off|going\s+off)\b[^.;!?]*?(?:,|\band\b)\s*"
-                              r"(?:then\s+)?(?:[A-Z][a-z]+|he|she)\s+)got\s+(?=(?:it|that)\b)")
+                              r"(?:then\s+)?(?:[A-Z][a-z]+|[a-z]+(?=\s+(?:ran|came|rushed|dashed|went|got))|he|she)\s+"
+                              r"(?:(?:ran|came|rushed|dashed|hurried|went)\s+(?:in|over|up|down|in\s+there|over\s+there)"
+                              r"\s+and\s+)?)got\s+(?=(?:it|that)\b)")
 """"the cordless rang and Michael got it": he answered it."""
 
 _LEFT_LIKE_THAT = re.compile(r"\s*,?\s*(?:and\s+)?(?:just\s+)?(?:left|leaves|leaving)\s+(?:it|them)\s+(?:like\s+that|"
@@ -491,6 +509,23 @@ _FOR_A_MEAL = re.compile(r"\s+for\s+(?:his|her|their|my|our|a|some)\s+(?:quick\s
                          r"homework|work)\b(?=\s*[,.;!?]|\s+and\b|\s*$)", re.IGNORECASE)
 """"used the orange plate for his toast, it's on the counter now": what for changes nothing."""
 
+_HAD_LEFT_IT = re.compile(r"\s*[,;]\s*(?:and\s+)?(?:somebody|someone|some\s+one|he|she|they|[A-Z][a-z]+)\s+had\s+"
+                          r"(?:left|been\s+leaving)\s+(?:it|them)\s+(?:hanging\s+|wide\s+|standing\s+)?(?:open|on|"
+                          r"running|ajar)(?:\s+again)?(?:\s+for\s+[^,.;!?]+)?(?=\s*(?:[,.;!?]|$))")
+""""closed the fridge door, somebody had left it hanging open again": how it was before, not what is so now."""
+_SO_DONT = re.compile(r"\s*,?\s*so\s+(?:don['\u2019]?t|do\s+not)\s+(?:count\s+on|bother\s+(?:with|looking\s+for)|"
+                      r"look\s+for|go\s+looking\s+for)\s+(?:it|them)\b[^,.;!?]*", re.IGNORECASE)
+""""Mike drank it, so don't count on it": advice, no event."""
+_SO_THEY_STAY = re.compile(r"\s+so\s+(?:that\s+)?(?:it|they)\s+(?:stay|stays|keep|keeps|don['\u2019]?t\s+go|"
+                           r"won['\u2019]?t\s+go)\s+(?:fresh|cold|cool|warm|good|off|bad|safe)\b", re.IGNORECASE)
+_DID_THE_DISHES = re.compile(r"\b(?:did|done|finished)\s+(?:all\s+)?(?:the|those|these)\s+(?:dishes|washing[\s-]up)\b",
+                             re.IGNORECASE)
+""""Jessica did all the dishes that were sitting in the kitchen sink": washed them."""
+_OFF_INTO = re.compile(r"\boff\s+(?=(?:the|his|her|my|their)\s+(?:[a-z0-9]+\s+){1,3}?(?:into|onto|to)\s+"
+                       r"(?:the|his|her|my|their)\b)", re.IGNORECASE)
+""""moved the lemon and the orange off the island into the fridge": from the island ("off" is no state there)."""
+""""put the lemon and the orange in the fridge so they stay fresh": why."""
+
 
 def plain_report(text: str) -> str:
     """The report in the plainer words the reading takes (`eaten_from` first): a relative clause that says where or
@@ -499,6 +534,8 @@ def plain_report(text: str) -> str:
     the light in the garage on", and "ate the orange" -> "is eating the orange", "finished off the wine" -> "is having
     the wine" (the one who ate it has it), and "picked up the phone that was ringing" -> "answered the phone"."""
     text = _FOR_A_MEAL.sub("", _NOW_DOING.sub("", _LEFT_LIKE_THAT.sub("", text)))
+    text = _DID_THE_DISHES.sub("washed all the dishes", text)
+    text = _OFF_INTO.sub("from ", _SO_THEY_STAY.sub("", _SO_DONT.sub("", _HAD_LEFT_IT.sub("", text))))
     text = _RANG_AND_GOT_IT.sub(lambda m: f"{m['lead']}answered ", _THE_ONE_THERE.sub(lambda m: f"the {m['what']} ",
                                                                                        text))
     text = _GONE_OFF.sub(lambda m: m[1], _OUTTA.sub("out of", _ON_THE_WAY.sub("", eaten_from(_A_SIP.sub("", text)))))

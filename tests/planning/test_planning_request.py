@@ -741,6 +741,12 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
      "Phone's ringing!! can you grab it before it stops ringing"),
     ("When you're done in the kitchen turn off the pendant light", "turn off the pendant light"),
     ("can you wash whatever's piled up in the kitchen sink", "can you wash all the dishes in the kitchen sink"),
+    ("wash whats in the sink", "wash all the dishes in the sink"),
+    ("get it back off him and put it on the shelf", "get it back and put it on the shelf"),
+    ("bring me the atlas while you're at it", "bring me the atlas"),
+    ("turn the hallway light off while you're out there", "turn the hallway light off"),
+    ("Answer the phone in bedroom three", "Answer the phone in bedroom 3"),
+    ("switch off every light except the living room one", "switch off every light except the living room one"),
     ("that's probably my mom calling. pick it up and then bring the phone here to me please",
      "answer the phone and then bring the phone to me please"),
     ("Michael went to the office to finish some work. Could you bring him the atlas? it's his lol",
@@ -898,6 +904,11 @@ def test_leave_in_a_question_before_the_request_is_nothing_to_keep():
      "(inside atlas_1 garage_fridge_1)"),
     ("the grey textbook on the bookshelf belongs on the workbench in the garage, put it back there when you get a sec",
      None, "(on grey_textbook_1 workbench_1)"),
+    ("Answer the blue phone in bedroom one and bring it to me, it's probably my mum calling", "jessica",
+     "(and (not (ringing blue_phone_1)) (has jessica blue_phone_1))"),  # "bedroom one": bedroom 1
+    ("ugh that pink smartphone has been ringing for like five minutes straight", None,
+     "(not (ringing pink_smartphone_1))"),  # a complaint ("like" is no wish)
+    ("open the fridge in kitchen 2 pls, need the plasters", None, "(is_open fridge_2)"),  # why: needs no plasters here
 ])
 def test_it_said_after_what_names_it_is_read_plainly(text, speaker, goal):
     found, world = reading(text, speaker), _world()
