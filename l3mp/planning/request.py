@@ -365,6 +365,12 @@ _NEED_AT_THE_END = re.compile(r"\s*[,;\u2013\u2014-]+\s*(?:i\s+|we\s+)?(?:need|n
 _BACK_OFF_THEM = re.compile(r"\b(?P<verb>get|take|grab)\s+(?P<it>it|them)\s+back\s+(?:off|from)\s+(?:him|her|them)\b",
                             re.IGNORECASE)
 """"Michael borrowed the gold phone, get it back off him and put it ...": get it back ("off" is no state there)."""
+_PHONES_GOING_OFF = re.compile(r"\b(?P<what>phones?|smartphones?|mobiles?|cordless(?:\s+phones?)?)\s+"
+                               r"(?P<be>(?:is|are|'s|keep|keeps)\s+)?(?:going|went|goes|go)\s+off\b", re.IGNORECASE)
+""""two phones going off at once?! answer them both": ringing ("off" is no state of a phone)."""
+_OFF_SOMEONE = re.compile(r"\b(?P<verb>take|grab|get)\s+(?P<what>(?:the|her|his|my)\s+[a-z]+(?:\s+[a-z]+)?)\s+off\s+"
+                          r"(?P<who>[A-Z][a-z]+|him|her|them)\b")
+""""take the phone off Michael and hand it to Sarah": from Michael."""
 _FOR_LIKE = re.compile(r"\bfor\s+like\s+", re.IGNORECASE)
 """"for like five minutes": for five minutes ("like" is no wish there)."""
 _HERE_TO_ME = re.compile(r"\b(?:over\s+)?here\s+(?=to\s+me\b)", re.IGNORECASE)
@@ -441,6 +447,8 @@ def plain_request(task: str) -> str:
     text = _RINGING_THERE.sub(lambda m: f"answer the {m['what']} {m['where']}", text)
     text = _RINGING_IN.sub(lambda m: f"answer the ringing {m['what']} {m['where']}", text)
     text = meaning.relative_places(text)
+    text = _OFF_SOMEONE.sub(lambda m: f"{m['verb']} {m['what']} from {m['who']}", _PHONES_GOING_OFF.sub(
+        lambda m: f"{m['what']} {m['be'] or ''}ringing", text))
     text = _BACK_OFF_THEM.sub(lambda m: f"{m['verb']} {m['it']} back", _NEED_AT_THE_END.sub("", text))
     text = _FOR_LIKE.sub("for ", _THAT_THING_FIRST.sub(lambda m: f"{m['lead']}the ", text))
     text = _HERE_TO_ME.sub("", _THAT_IS_A_CALL.sub("answer the phone", _WHO_CALLS_AT_THE_END.sub("", _WHATEVER_IS.sub(

@@ -745,6 +745,8 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("get it back off him and put it on the shelf", "get it back and put it on the shelf"),
     ("bring me the atlas while you're at it", "bring me the atlas"),
     ("turn the hallway light off while you're out there", "turn the hallway light off"),
+    ("two phones going off at once?! answer them both please", "two phones ringing?! answer them both please"),
+    ("take the phone off Michael and hand it to Sarah", "take the phone from Michael and hand it to Sarah"),
     ("Answer the phone in bedroom three", "Answer the phone in bedroom 3"),
     ("switch off every light except the living room one", "switch off every light except the living room one"),
     ("that's probably my mom calling. pick it up and then bring the phone here to me please",
