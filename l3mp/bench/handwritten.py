@@ -10,8 +10,9 @@ too by now), HOLDOUT2 (written blind on 2026-11-24; run and read that day, so no
 on new houses, run and read that day), HOLDOUT6 (written blind on the morning of 2026-11-25, house 133 run and read
 that morning), HOLDOUT7 (written blind later that morning, run and read at midday), HOLDOUT8 (written
 blind at midday, run and read then), HOLDOUT9 (written blind on the morning of 2026-11-27, run and read that
-morning), HOLDOUT10 (written blind that afternoon, run once at 4572535 and read) and HOLDOUT11 (written
-blind that evening, run once at 7f8c84b and read) and HOLDOUT12 (written blind later that evening, run once at 9345fc0 and read). Each held-out split
+morning), HOLDOUT10 (written blind that afternoon, run once at 4572535 and read), HOLDOUT11 (written
+blind that evening, run once at 7f8c84b and read) and HOLDOUT12 (written blind later that evening, run once at
+9345fc0 and read). Each held-out split
 (`HELD_OUT`) lives in a cases file of its own beside the main one (``updates.yaml`` -> ``updates-holdout.yaml``,
 ``updates-holdout2.yaml`` ... ``updates-holdout12.yaml``, see `holdout_name`), with its own houses, and is loaded
 with it."""
