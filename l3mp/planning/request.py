@@ -20,8 +20,8 @@ from l3mp.domain.rules import RuleSet
 from l3mp.domain.triplets import Fact
 from l3mp.planning.goal import WILDCARD, Literal, holds
 from l3mp.planning.impossible import DETERMINERS, clauses_of, why_impossible
+from l3mp.planning.wording import BRING_WORDS, Wording, mend_signs, within_groups
 from l3mp.planning.wording import EXCEPT_WORDS as _EXCEPT
-from l3mp.planning.wording import Wording, mend_signs, within_groups
 from l3mp.retrieval.base import Retrieved
 from l3mp.retrieval.context import DEFAULT_DEPTH, assemble
 from l3mp.retrieval.grounding import Grounder, Lexicon, Mention, places_of, token_spans, tokens
@@ -596,7 +596,7 @@ _ASKS_AT_THE_END = re.compile(r"[,.;!?\u2026]\s+(?:and\s+)?(?:(?:could|can|would
 _FOR_THEM = re.compile(r"\s+for\s+(?:her|him|them)\b(?=\s*(?:,?\s*please)?\s*[.!?]*\s*$)", re.IGNORECASE)
 """A request's last words "for her" ("wash it for her"), when its verb is no verb of bringing (`_it_named_before`:
 without one, the people named before it are no one to bring it to)."""
-_BRINGING = re.compile(r"\b(?:bring|get|fetch|grab|take|give|hand|pass|carry|run)\b", re.IGNORECASE)
+
 
 
 def _it_named_before(task: str, grounder: Grounder, graph: WorldGraph, domain: Domain) -> str | None:
@@ -608,7 +608,9 @@ def _it_named_before(task: str, grounder: Grounder, graph: WorldGraph, domain: D
     if len(parts) < 2:
         return None
     last, before = parts[-1], " ".join(parts[:-1])
-    for_them = None if _BRINGING.search(_GIVE_A_WASH.sub("wash", last)) else _FOR_THEM.search(last)
+    bringing = bool(set(tokens(_GIVE_A_WASH.sub("wash", last))) & (BRING_WORDS | {"run"}))  # ("give it a wash": no
+    # bringing)
+    for_them = None if bringing else _FOR_THEM.search(last)
     if for_them is not None:  # "... - can you wash it for her?": who it is for changes nothing of what is done
         last = last[:for_them.start()] + last[for_them.end():]
     said = tokens(last)
@@ -627,7 +629,6 @@ def _it_named_before(task: str, grounder: Grounder, graph: WorldGraph, domain: D
         fitting = [m for m in things if m.candidates and any(all(_fits(graph, domain, n, p) for n in m.candidates)
                                                               for p in states)]
         things = fitting if len(fitting) == 1 else things
-    bringing = _BRINGING.search(_GIVE_A_WASH.sub("wash", last))  # ("give it a wash": no bringing)
     if len(things) != 1 or (bringing and any(_kind_of(graph, domain, m) == "person" for m in mentions)):
         return None  # (a receptacle there says where the thing is: "sitting out on the coffee table")
     start = things[0].start

@@ -135,7 +135,8 @@ EXCEPT_WORDS = frozenset({"except", "excluding", "besides"})
 """Words that make an exception of a request for every thing of a kind ("every light off except the bedroom one")."""
 
 
-_BRING = frozenset({"bring", "fetch", "get", "grab", "pass", "hand", "give", "take", "carry"})
+BRING_WORDS = frozenset({"bring", "fetch", "get", "grab", "pass", "hand", "give", "take", "carry"})
+"""Verbs of bringing a thing to someone."""
 
 
 def _brought_to_me(words: list[str]) -> bool:
@@ -144,9 +145,9 @@ def _brought_to_me(words: list[str]) -> bool:
     for i, word in enumerate(words):
         if word != "me" or not i:
             continue
-        if words[i - 1] in _BRING:
+        if words[i - 1] in BRING_WORDS:
             return True
-        if words[i - 1] == "to" and any(w in _BRING for w in words[max(0, i - 6):i - 1]):
+        if words[i - 1] == "to" and any(w in BRING_WORDS for w in words[max(0, i - 6):i - 1]):
             return True
     return False
 
@@ -192,7 +193,7 @@ def _brought_to_them(wording: Wording, graph: WorldGraph, domain: Domain, speake
 
     people = {k: w for k, w in enumerate(words) if person(w)}  # (the request's mentions may be grounded over less)
     for i, word in enumerate(words):
-        if i < 2 or words[i - 1] != "to" or not any(w in _BRING for w in words[max(0, i - 7):i - 1]):
+        if i < 2 or words[i - 1] != "to" or not any(w in BRING_WORDS for w in words[max(0, i - 7):i - 1]):
             continue
         if i in people:
             return {people[i]} - {speaker}

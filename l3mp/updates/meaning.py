@@ -1111,7 +1111,7 @@ def _missing_states(stated: list[Stated], mentions: Sequence[Mention], words: li
         if mention.qualifies is not None:
             continue
         # one thing named; of "both wine glasses", each that the answer changes ("used both ... and left them")
-        entities = ((list(mention.candidates) if each_of(words, mention) else [
+        entities = ((list(mention.candidates) if each_of(words, mention, lexicon.all_words) else [
             c for c in mention.candidates if c in changed]) if mention.plural else [mention.entity])
         for entity, (predicate, signs) in ((e, ps) for e in entities if e is not None
                                            for ps in lexicon.states.items()):
@@ -1130,17 +1130,14 @@ def _missing_states(stated: list[Stated], mentions: Sequence[Mention], words: li
     return added
 
 
-_EACH = frozenset({"both", "all", "every", "each"})
-
-
-def each_of(words: list[str], mention: Mention) -> bool:
+def each_of(words: list[str], mention: Mention, all_words: frozenset[str]) -> bool:
     """Whether the words say a state of each thing a plural mention names ("both bathroom lights", "the bathroom
-    lights are both off"), not of some of them."""
+    lights are both off"; `all_words`: the lexicon's words for every thing), not of some of them."""
     before = [w for w in words[max(0, mention.start - 2):mention.start] if w != "the"]
     be = next((i for i in range(mention.end, min(len(words), mention.end + 5)) if words[i] in ("are", "were", "'re")),
               None)  # ("the lights in bedroom 2 are both off")
-    return (bool(before) and before[-1] in _EACH) or (be is not None and words[be + 1:be + 2] != [] and (
-        words[be + 1] in _EACH))
+    return (bool(before) and before[-1] in all_words) or (be is not None and words[be + 1:be + 2] != [] and (
+        words[be + 1] in all_words))
 
 
 def signs_in(words: list[str], start: int, end: int, signs: dict[bool, frozenset[str]]) -> set[bool]:

@@ -658,7 +658,7 @@ class _Reader:
         few ("the plates" with three in the house does not say which)."""
         before = [w for w in self.words[max(0, mention.start - 2):mention.start] if w != "the"]
         word = before[-1] if before else ""
-        if word not in self.lexicon.all_words and each_of(self.words, mention):
+        if word not in self.lexicon.all_words and each_of(self.words, mention, self.lexicon.all_words):
             word = "both" if "both" in self.words[mention.end:mention.end + 7] else "all"  # "... are both off now"
         count = len(mention.candidates)
         return (word == "both" and count == 2) or (word in self.lexicon.all_words - {"both"} and count <= _FEW)
