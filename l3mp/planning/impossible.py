@@ -48,7 +48,8 @@ anymore honestly", "a cold beer right about now", "changed my mind about the avo
 _POLITE = frozenset({"please", "kindly", "could", "can", "would", "will", "you", "just", "also", "now", "then",
                      "hey", "robot", "ok", "okay", "so", "u", "pls", "plz", "ya", "well", "right"}) | frozenset({
     "ugh", "urgh", "argh", "hmm", "hm", "mmm", "mm", "oh", "ah", "ahh", "ooh", "um", "uh", "er", "erm", "ew", "eww",
-    "yikes", "jeez", "gosh", "oops", "whoa", "wow", "damn", "dang", "blimey", "meh", "hi", "yo", "lol"})
+    "yikes", "jeez", "gosh", "oops", "whoa", "wow", "damn", "dang", "blimey", "meh", "hi", "yo", "lol", "ow", "ouch",
+    "honestly", "seriously", "god", "omg"})
 """Words that may open an imperative clause before its verb ("could you please ...", "ugh, ...")."""
 _NOT_VERBS = STOPWORDS | frozenset({"someone", "somebody", "anyone", "anybody", "everyone", "everybody", "there",
                                     "here", "what", "where", "who", "which", "why", "how", "when", "if", "thanks",

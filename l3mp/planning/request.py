@@ -62,9 +62,21 @@ _CAN_I_HAVE = re.compile(r"\b(?:can|could|may)\s+I\s+(?:please\s+)?(?:have|get)\
 _PITCH = re.compile(r"\b(?:pitch|completely|totally)[\s-]+(?:black|dark)\b", re.IGNORECASE)
 """"It's pitch black in the laundry room": dark ("black" is no black thing)."""
 _CANT_SEE = re.compile(r"\b(?:i\s+|we\s+)?(?:can|could)(?:n't|not|\s+not|'t|\s+barely|\s+hardly)?\s*"
-                       r"(?:barely\s+|hardly\s+|even\s+)?see\b[^,.;!?]*?\bin\s+(?P<where>here|there)\b|\bit['\u2019]?s\s+like\s+a\s+cave\s+in\s+"
+                       r"(?:barely\s+|hardly\s+|even\s+)?see\b[^,.;!?]*?\bin\s+(?P<where>here|there|this\s+"
+                       r"(?:kitchen|garage|office|hall(?:way)?|(?:bed|bath|living|dining|laundry)?room)(?:\s+\d)?)\b|\bit['\u2019]?s\s+like\s+a\s+cave\s+in\s+"
                        r"(?P<where2>here|there)\b", re.IGNORECASE)
 """"I can barely see what I'm chopping in here", "it's like a cave in here": it is dark in here."""
+_DARK_HERE = re.compile(r"\b(?:dark|dim|gloomy|bright)\s+in\s+(?:here|there)\b", re.IGNORECASE)
+"""A room said dark or bright, the speaker's own ("it's way too dim in here"): what follows names their trouble."""
+_THEIR_TROUBLE = re.compile(
+    r"(?:\b(?:i|we)\s+(?:can(?:'t|not|\s+not|t)?|could(?:n't|nt)?)\s+(?:even\s+|barely\s+|hardly\s+|really\s+)*"
+    r"(?:see|read|find)\b|\bmy\s+(?:head|eyes)\s+(?:is|are|'s|\u2019s|hurts?|aches?)\b"
+    r"|\b(?:hey\s+)?who\s+(?:turned|switched|shut|put)\s+(?:the|that|this|my)\s+(?:[a-z]+\s+)?(?:light|lamp)s?\s+"
+    r"off\b)[^,.;!?]*[,.;!?]*|\bwith\s+(?:just|only)\s+(?:the|that|this|one|my)\s+(?:[a-z]+\s+)?(?:light|lamp)"
+    r"(?:\s+on)?\b", re.IGNORECASE)
+""""I can't even see my plate", "my head is killing me", "who turned the light off??" beside a room said dark or
+bright: the speaker's trouble, the reason to change the light, not a thing to change; so is "with just the
+ceiling light" (the one on already)."""
 _TOO_BRIGHT = re.compile(r"\bthe\s+(?P<what>(?:[a-z]+\s+)?(?:light|lamp))\s+in\s+(?P<where>here|there)\s+(?:is|'s)\s+"
                          r"(?:(?:way\s+|far\s+|so\s+|too\s+)+bright|giving\s+me\s+(?:such\s+)?a\s+headache|hurting\s+"
                          r"my\s+eyes|blinding(?:\s+me)?)\b", re.IGNORECASE)
@@ -371,6 +383,15 @@ _PHONES_GOING_OFF = re.compile(r"\b(?P<what>phones?|smartphones?|mobiles?|cordle
 _OFF_SOMEONE = re.compile(r"\b(?P<verb>take|grab|get)\s+(?P<what>(?:the|her|his|my)\s+[a-z]+(?:\s+[a-z]+)?)\s+off\s+"
                           r"(?P<who>[A-Z][a-z]+|him|her|them)\b")
 """"take the phone off Michael and hand it to Sarah": from Michael."""
+_INTERROBANG = re.compile(r"(?:\?+!+|!+\?+)[?!]*")
+""""two phones ringing at once?!": an exclamation, no question."""
+_EVERY_SINGLE = re.compile(r"\b(?:every|each)\s+(?:single|last)\b|\beach\s+and\s+every\b", re.IGNORECASE)
+""""switch every single light in the house off": every light."""
+_ANSWER_ALL_OF_THEM = re.compile(r"(?:^[^,.;!?]*\bphones?\b[^,.;!?]*\bringing\b[^,.;!?]*[,.;!?]+\s*)?"
+                                 r"\b(?P<verb>answer|pick\s+up)\s+(?:them\s+(?:all|both)|(?:all|both|each)\s+of\s+them)\b"
+                                 r"(?:\s+up)?", re.IGNORECASE)
+""""two phones ringing?! answer them both", "why is every phone ringing?? answer all of them": every phone that
+rings ("them" can only be phones: only a phone is answered); what is said of them first is only why."""
 _FOR_LIKE = re.compile(r"\bfor\s+like\s+", re.IGNORECASE)
 """"for like five minutes": for five minutes ("like" is no wish there)."""
 _HERE_TO_ME = re.compile(r"\b(?:over\s+)?here\s+(?=to\s+me\b)", re.IGNORECASE)
@@ -396,20 +417,28 @@ def _if_not(found: re.Match) -> str:
     return re.sub(r"\b(?:it|them)\b", found["what"], found["rest"], count=1)
 
 
+def _here_said(where: str) -> str:
+    """"I can't see a thing in this bedroom": the room the speaker is in is "here"."""
+    return "here" if where.lower().startswith("this") else where
+
+
 def plain_request(task: str) -> str:
     """The request in plainer words, as the plain reading takes them: reminders dropped ("don't forget to close
     the fridge": close the fridge), words for the whole home dropped ("every light in the house"), what a thing
     needs said as the request to do it ("the pan needs a good scrub": wash the pan)."""
     text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", _WHEN.sub("", _BECAUSE_IT_IS.sub(
-        "", _WHEN_DONE_FIRST.sub("", meaning.numbered_rooms(task))))))))
+        "", _WHEN_DONE_FIRST.sub("", meaning.numbered_rooms(_INTERROBANG.sub("!", task)))))))))
+    text = _EVERY_SINGLE.sub("every", text)
     text = _without_what_they_mean_to_do(_MY_OWN_PLAN.sub("", _EXCEPTION_SAID_AGAIN.sub(lambda m: m["keep"], text)))
     text = _DO_THE_DISHES.sub(lambda m: f"wash {m['what']}", _ALL_WASHING.sub("wash all the dirty dishes",
                                                                              _WASHING_UP.sub("wash ", text)))
     text = _WOULD_BE_NICE.sub(lambda m: "bring me " + re.sub(r"^(?:that|this|some|a|an)\s+", "the ", m["what"],
                                                              flags=re.IGNORECASE), _HUNGRY.sub("I ", text.strip()))
     text = _GO_FOR.sub("bring me the ", _CAN_I_HAVE.sub("bring me ", _PITCH.sub("dark", _SHUT_OFF.sub("turn ", text))))
-    text = _CANT_SEE.sub(lambda m: f"it's dark in {m['where'] or m['where2']}", _TOO_BRIGHT.sub(
+    text = _CANT_SEE.sub(lambda m: f"it's dark in {_here_said(m['where'] or m['where2'])}", _TOO_BRIGHT.sub(
         lambda m: f"turn off the {m['what']} in {m['where']}", text))
+    if _DARK_HERE.search(text):
+        text = _THEIR_TROUBLE.sub("", text).strip()
     text = _ANNOYING.sub(lambda m: f"turn off {m['what']}", text)
     text = _PUT_ON.sub(lambda m: f"turn on {m['what']}", text)
     text = _SIGN_AFTER.sub(lambda m: f"{m['verb']} {m['sign']} {m['what']}", text)
@@ -449,6 +478,7 @@ def plain_request(task: str) -> str:
     text = meaning.relative_places(text)
     text = _OFF_SOMEONE.sub(lambda m: f"{m['verb']} {m['what']} from {m['who']}", _PHONES_GOING_OFF.sub(
         lambda m: f"{m['what']} {m['be'] or ''}ringing", text))
+    text = _ANSWER_ALL_OF_THEM.sub(lambda m: f"{m['verb']} every ringing phone", text)
     text = _BACK_OFF_THEM.sub(lambda m: f"{m['verb']} {m['it']} back", _NEED_AT_THE_END.sub("", text))
     text = _FOR_LIKE.sub("for ", _THAT_THING_FIRST.sub(lambda m: f"{m['lead']}the ", text))
     text = _HERE_TO_ME.sub("", _THAT_IS_A_CALL.sub("answer the phone", _WHO_CALLS_AT_THE_END.sub("", _WHATEVER_IS.sub(

@@ -346,6 +346,18 @@ def test_what_this_home_cannot_do_is_said_so_with_the_reason(text, said):
 
 
 @pytest.mark.parametrize("text", [
+    "it's so dark in here I can barely see my plate",
+    "hey who turned the light off?? I can't see what I'm chopping in here",
+    "ugh, I can't see a thing in this kitchen",
+    "ow, it's way too dim in here with just the lamp",
+])
+def test_a_dark_room_the_speaker_is_in_gets_its_main_light_whatever_they_cannot_see(text):
+    found = reading(text, "jessica")  # Jessica is in kitchen 1: its overhead and under-cabinet lights are off
+    assert found is not None and found.outcome == "goal" and found.goal == "(light_on overhead_light_1)", found
+    assert reading(text) is None or reading(text).outcome != "goal"  # no speaker: no room for "here"
+
+
+@pytest.mark.parametrize("text", [
     "Turn off every light in the house, please.",  # the house is the whole home, not a missing thing
     "The purple plate needs a good scrub.",  # says what is so: no imperative to check
     "It is far too dark in bedroom 2.",
@@ -725,6 +737,11 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("Michael wants to look a word up, take him the atlas", "take Michael the atlas"),  # "him": the one named
     ("pass us the atlas off the shelf", "pass me the atlas off the shelf"),  # "us": the one who asks
     ("I can barely see what I'm chopping in here", "it's dark in here"),
+    ("ugh, I can't see a thing in this bedroom", "ugh, it's dark in here"),  # the speaker's room
+    ("it's so dark in here I can barely see my own glass", "it's so dark in here"),  # their trouble: no thing
+    ("hey who turned the light off?? I can't see what I'm chopping in here", "it's dark in here"),
+    ("ow, it's way too bright in here, my head is killing me", "ow, it's way too bright in here,"),
+    ("it's way too dim in here with just the ceiling light", "it's way too dim in here"),  # the one on already
     ("lights off everywhere except the garage please, leave that one on", "lights off everywhere except the garage"),
     ("this tv is driving me nuts, I'm trying to read", "turn off this tv, I'm trying to read"),
     ("ugh it's like a cave in here", "ugh it's dark in here"),
@@ -745,7 +762,11 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("get it back off him and put it on the shelf", "get it back and put it on the shelf"),
     ("bring me the atlas while you're at it", "bring me the atlas"),
     ("turn the hallway light off while you're out there", "turn the hallway light off"),
-    ("two phones going off at once?! answer them both please", "two phones ringing?! answer them both please"),
+    ("two phones going off at once?! answer them both please", "answer every ringing phone please"),
+    ("why is every phone ringing?? answer all of them, it's driving me nuts",
+     "answer every ringing phone, it's driving me nuts"),  # what is said of them first: why
+    ("who left the fridge open?! close it", "who left the fridge open! close it"),  # an exclamation, no question
+    ("switch every single light off", "switch every light off"),
     ("take the phone off Michael and hand it to Sarah", "take the phone from Michael and hand it to Sarah"),
     ("Answer the phone in bedroom three", "Answer the phone in bedroom 3"),
     ("switch off every light except the living room one", "switch off every light except the living room one"),
