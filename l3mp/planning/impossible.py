@@ -40,7 +40,7 @@ NOT_THINGS = frozenset({"house", "home", "flat", "apartment", "place", "everywhe
                         "feet", "legs", "anymore", "honestly", "anyway", "anyways", "really", "actually", "again",
                         "either", "tho", "though", "already", "ever", "now", "today", "tonight", "tomorrow",
                         "seriously", "literally", "later", "soon", "yet", "too", "instead", "afterwards", "right",
-                        "mind"})
+                        "mind", "where", "how", "what", "which", "there", "here"})
 """Nouns after a determiner that never name a thing of the memory: the whole home, phrases of politeness or
 time ("do me a favour", "for a moment"), the speaker's body ("got my hands full"), words that stand for a thing
 named elsewhere ("the one in bedroom 1", "the rest"), and words of manner, time or thought ("not watching this
@@ -53,7 +53,7 @@ _POLITE = frozenset({"please", "kindly", "could", "can", "would", "will", "you",
 """Words that may open an imperative clause before its verb ("could you please ...", "ugh, ...")."""
 _NOT_VERBS = STOPWORDS | frozenset({"someone", "somebody", "anyone", "anybody", "everyone", "everybody", "there",
                                     "here", "what", "where", "who", "which", "why", "how", "when", "if", "thanks",
-                                    "fancy", "fancied", "craving",
+                                    "fancy", "fancied", "craving", "wanna", "gonna", "gotta",
                                     "thank", "yes", "no", "not", "all", "every", "each", "both", "did", "does"})
 """Words no asking clause opens with ("did anyone leave a tap running?" asks a question, not for a change)."""
 _BE = frozenset({"is", "'s", "are", "was", "were", "has", "needs", "need", "looks", "seems", "got", "gets"})

@@ -157,6 +157,9 @@ _MY_OWN_PLAN = re.compile(r"\s*[,;]\s*(?:and\s+|as\s+|because\s+|since\s+)?(?:I|
 _DO_THE_DISHES = re.compile(
     r"\b(?:do|doing)\s+(?P<what>(?:the|all\s+the)\s+(?:dirty\s+)?(?:dishes|pots|pans|plates))\b", re.IGNORECASE)
 """"Do the dirty dishes in the kitchen": wash the dirty dishes in the kitchen (a place after it says which)."""
+_DIRTY_STUFF = re.compile(r"\b(?P<verb>do|wash|clean|scrub)\s+(?P<all>all\s+)?the\s+dirty\s+(?:stuff|things|lot)\b",
+                          re.IGNORECASE)
+""""do all the dirty stuff sitting in the sink": wash all the dirty dishes there (only dishes get dirty)."""
 _SIGN_AFTER = re.compile(r"\b(?P<verb>turn|switch)\s+(?P<what>(?:the|all\s+the|my|our)\s+[^,.;!?]+?)\s+"
                          r"(?P<sign>on|off)\b(?=\s+(?:in|inside)\b)", re.IGNORECASE)
 """"Switch the lights off in bedroom 2": switch off the lights in bedroom 2."""
@@ -430,6 +433,7 @@ def plain_request(task: str) -> str:
         "", _WHEN_DONE_FIRST.sub("", meaning.numbered_rooms(_INTERROBANG.sub("!", task)))))))))
     text = _EVERY_SINGLE.sub("every", text)
     text = _without_what_they_mean_to_do(_MY_OWN_PLAN.sub("", _EXCEPTION_SAID_AGAIN.sub(lambda m: m["keep"], text)))
+    text = _DIRTY_STUFF.sub(lambda m: f"wash {m['all'] or ''}the dirty dishes", text)
     text = _DO_THE_DISHES.sub(lambda m: f"wash {m['what']}", _ALL_WASHING.sub("wash all the dirty dishes",
                                                                              _WASHING_UP.sub("wash ", text)))
     text = _WOULD_BE_NICE.sub(lambda m: "bring me " + re.sub(r"^(?:that|this|some|a|an)\s+", "the ", m["what"],

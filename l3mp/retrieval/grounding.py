@@ -934,7 +934,7 @@ def _a_word_for_others(mentions: list[Mention], words: list[str], vocabulary: _V
 def _named_before(mentions: list[Mention], words: list[str], narrowed: dict[int, int]) -> list[Mention]:
     """``had a salad out of the blue salad bowl and left the bowl in the sink``: "the bowl" (several bowls, nothing
     else said of it; or one labelled just "bowl") is the one thing named before by longer words ending the same
-    way."""
+    way, or by the same words said of one ("the tap in bathroom 2 ... the tap")."""
     out = list(mentions)
     for k, mention in enumerate(out):
         pool = mention.broader if mention.by_label else mention.candidates  # "the wine glass": one is labelled so
@@ -942,8 +942,9 @@ def _named_before(mentions: list[Mention], words: list[str], narrowed: dict[int,
                 words[mention.start - 1] not in ("the", "that", "this")):
             continue
         said = mention.words.split()
-        earlier = [m for m in out[:k] if m.entity in pool and m.qualifies is None
-                   and len(m.words.split()) > len(said) and m.words.split()[-len(said):] == said]
+        earlier = [m for m in out[:k] if m.entity in pool and m.qualifies is None and m.words.split()[-len(said):] == said
+                   and (len(m.words.split()) > len(said) or len(m.candidates) == 1)]  # "the tap in bathroom 2 ...
+        # turned the tap back off": the same words, narrowed to one by what was said of it then
         if {m.entity for m in earlier} and len({m.entity for m in earlier}) == 1 and not _OTHER_WORDS & set(
                 words[earlier[-1].start:mention.start]):
             one = (earlier[-1].entity,)

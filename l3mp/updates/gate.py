@@ -540,7 +540,7 @@ def _span_of(spans: list[tuple[int, int]], index: int) -> tuple[int, int]:
 def _references(words: list[str], mentions: Sequence[Mention], graph: WorldGraph, domain: Domain,
                 rules: RuleSet) -> list[_Ref]:
     """The mentions (each with the entities it may name) and the pronouns, each standing for the earlier mentions
-    of its kind (a thing or a person)."""
+    of its kind (a thing or a person; with no person named but as whose a thing is, that person)."""
     out = []
     carried = set()
     for mention in mentions:
@@ -558,6 +558,9 @@ def _references(words: list[str], mentions: Sequence[Mention], graph: WorldGraph
         # put it on the shelf")
         earlier = [r for r in out if r.end <= i and (not r.describes or r.start in carried) and all(
             domain.is_subtype(graph.entity_type(n) or "", "person") == person for n in r.names)]
+        if not earlier and person:  # "Emily's silver smartphone rang and she picked it up": whose it is
+            earlier = [r for r in out if r.end <= i and r.describes and all(
+                domain.is_subtype(graph.entity_type(n) or "", "person") for n in r.names)][-1:]
         if earlier:
             out.append(_Ref(i, i + 1, frozenset().union(*(r.names for r in earlier)), False, False))
     return sorted(out, key=lambda r: r.start)

@@ -188,6 +188,14 @@ _NEEDS_A_WASH = re.compile(
     r"(?:needs?|could\s+do\s+with|will\s+need)\s+(?:a\s+(?:good\s+)?)?(?:washing|wash|cleaning|clean|rinse|rinsing|scrub)"
     r"(?:\s+(?:up|out))?(?:\s+now)?\b", re.IGNORECASE)
 """"ate out of the bowl, it needs washing now": it is dirty (what it needs says how it is)."""
+_SO_THAT_ONE = re.compile(r"(?P<lead>,\s*so\s+|\s+so\s+)that(?:\s+one)?\s+(?=(?:is|['\u2019]s|needs?|could|will)\b)",
+                          re.IGNORECASE)
+""""used the purple glass, so that one needs washing now": so it needs washing ("that one" is the thing named)."""
+_GAVE_IT_A_WASH = re.compile(r"\bgave\s+(?P<it>it|them)\s+a\s+(?:(?:proper|good|quick|thorough|decent|real|)\s*)"
+                             r"(?:wash|rinse|scrub|clean)\b", re.IGNORECASE)
+""""took the purple mug off the counter and gave it a proper wash": washed it."""
+_SNACKING = re.compile(r"\bsnack(?:in['\u2019]?|ing)\s+on\b", re.IGNORECASE)
+""""jessica's snackin on the chips": eating them."""
 _MOVED_THERE = re.compile(
     r"\b(?:was|were|has\s+been|have\s+been|got)\s+(?:(?:moved|taken|put|carried|brought)\s+(?:back\s+)?"
     r"(?:from\s+[^,.;!?]+?\s+)?(?:to|into|onto|in|on)|(?:taken|moved|removed)\s+(?:out\s+of|off|from)\s+[^,.;!?]+?\s+"
@@ -496,6 +504,18 @@ _RANG_AND_GOT_IT = re.compile(r"(?P<lead>\b(?:rang|ringing|went\s+off|going\s+of
                               r"(?:(?:ran|came|rushed|dashed|hurried|went)\s+(?:in|over|up|down|in\s+there|over\s+there)"
                               r"\s+and\s+)?)got\s+(?=(?:it|that)\b)")
 """"the cordless rang and Michael got it": he answered it."""
+_RANG_AND_PICKED_UP = re.compile(r"(?P<lead>\b(?:rang|ringing|went\s+off|going\s+off)\b[^.;!?]*?(?:,|\band\b)\s*"
+                                 r"(?:then\s+)?(?:[A-Z][a-z]+|he|she|they)\s+)picked\s+(?P<it>it|that)\s+up\b")
+""""Emily's silver smartphone rang and she picked it up": she answered it."""
+_NOT_THERE_NOW = re.compile(r"(?:\s+(?:is|are)|['\u2019]s)\s+(?:not|no\s+longer)\s+(?:in|on|at|inside)\s+[^,.;!?]*?"
+                            r"(?:\s+any\s*more)?\s*[,;]\s*(?:it|they)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+(?:now\s+)?"
+                            r"(?:sitting\s+|lying\s+|standing\s+)?(?=(?:in|on|inside)\b)", re.IGNORECASE)
+""""yellow cup's not in the pantry anymore, it's sitting in the kitchen sink": it is in the kitchen sink now."""
+_HAD_IT_OUT = re.compile(r"^\s*(?:someone|somebody|[A-Z][a-z]+)\s+had\s+(?P<what>the\s+[^,.;!?]+?)\s+out\s*[,;]\s*"
+                         r"(?:it|they)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+(?:now\s+)?(?=(?:in|on|inside)\b)")
+""""someone had the chips out, they're on the kitchen table now": the chips are on the kitchen table now."""
+_TO_MAKE_ROOM = re.compile(r"\s+to\s+make\s+(?:some\s+)?(?:room|space)\b(?:\s+for\s+[^,.;!?]*)?", re.IGNORECASE)
+""""moved the blue serving dish ... onto the counter to make room": why ("room" is no room of the home)."""
 
 _LEFT_LIKE_THAT = re.compile(r"\s*,?\s*(?:and\s+)?(?:just\s+)?(?:left|leaves|leaving)\s+(?:it|them)\s+(?:like\s+that|"
                              r"that\s+way|as\s+(?:it|they)\s+(?:was|were|is|are))\b", re.IGNORECASE)
@@ -508,6 +528,25 @@ _FOR_A_MEAL = re.compile(r"\s+for\s+(?:his|her|their|my|our|a|some)\s+(?:quick\s
                          r"lunch|dinner|supper|brunch|toast|snack|smoothie|cereal|sandwich|porridge|oatmeal|salad|"
                          r"homework|work)\b(?=\s*[,.;!?]|\s+and\b|\s*$)", re.IGNORECASE)
 """"used the orange plate for his toast, it's on the counter now": what for changes nothing."""
+_NAMING = frozenset({"the", "his", "her", "their", "my", "your", "our", "its", "this", "that", "these", "those"})
+"""Words that make what follows a thing of the home ("the", a possessive)."""
+_TO_REST = re.compile(r"\s+(?:and\s+)?(?:went|has\s+gone|'s\s+gone|is\s+gone|gone|headed|is\s+off|'s\s+off)\s+(?:off\s+)?"
+                      r"(?:to\s+(?:sleep|bed)|for\s+(?:a|her|his|their)\s+(?:nap|lie[\s-]+down|rest|kip|snooze|shower|"
+                      r"bath|walk|run|jog|smoke|break))\b(?!\s+(?:in|into|to|on|upstairs|downstairs)\b)", re.IGNORECASE)
+""""switched off the bedside lamp and went to sleep", "has gone for a lie down, she's in the bedroom now": what a
+person went to do there, no place ("went to the bedroom" is a place, read as such)."""
+_GOT_UP = re.compile(r"\b(?:got|gets|woke|jumped|sat)\s+up\s+(?:and\s+)?(?=(?:went|walked|ran|headed|came|moved|"
+                     r"took|grabbed|picked|put|turned|switched|opened|closed)\b)", re.IGNORECASE)
+""""Sarah got up and went to the bathroom": she went to the bathroom ("got up" is no taking)."""
+_SO_THEY = re.compile(r"^(?P<who>[A-Z][a-z]+)(?P<why>(?:['\u2019]s|\s+(?:is|was|had|needed|wanted|felt|got))\b[^,.;!?]*?)"
+                      r",?\s+so\s+(?:he|she|they)\s+(?=[a-z])")
+""""Michael's done reading for tonight so he switched off his desk lamp": why, then what he did (the reason names
+no thing: no definite or possessive words in it)."""
+_OUT_IN = re.compile(r"(?P<before>\b[a-z]+)\s+out\s+(?=in\s+the\b)", re.IGNORECASE)
+""""the black cordless out in the hallway is ringing": in the hallway (after a verb of taking, "out" is its own)."""
+_TAKING_OUT = frozenset({"took", "take", "takes", "taken", "taking", "got", "get", "gets", "pulled", "grabbed",
+                         "brought", "carried", "went", "go", "goes", "gone", "it", "them", "left", "leave", "ran",
+                         "walked", "headed", "stepped", "came", "come", "put"})
 
 _HAD_LEFT_IT = re.compile(r"\s*[,;]\s*(?:and\s+)?(?:somebody|someone|some\s+one|he|she|they|[A-Z][a-z]+)\s+had\s+"
                           r"(?:left|been\s+leaving)\s+(?:it|them)\s+(?:hanging\s+|wide\s+|standing\s+)?(?:open|on|"
@@ -517,7 +556,8 @@ _SO_DONT = re.compile(r"\s*,?\s*so\s+(?:don['\u2019]?t|do\s+not)\s+(?:count\s+on
                       r"look\s+for|go\s+looking\s+for)\s+(?:it|them)\b[^,.;!?]*", re.IGNORECASE)
 """"Mike drank it, so don't count on it": advice, no event."""
 _SO_THEY_STAY = re.compile(r"\s+so\s+(?:that\s+)?(?:it|they)\s+(?:stay|stays|keep|keeps|don['\u2019]?t\s+go|"
-                           r"won['\u2019]?t\s+go)\s+(?:fresh|cold|cool|warm|good|off|bad|safe)\b", re.IGNORECASE)
+                           r"won['\u2019]?t\s+go)(?:\s+(?:fresh|cold|cool|warm|good|off|bad|safe)\b|(?=\s*[,.;!?]|\s*$))",
+                           re.IGNORECASE)
 _DID_THE_DISHES = re.compile(r"\b(?:did|done|finished)\s+(?:all\s+)?(?:the|those|these)\s+(?:dishes|washing[\s-]up)\b",
                              re.IGNORECASE)
 """"Jessica did all the dishes that were sitting in the kitchen sink": washed them."""
@@ -533,7 +573,14 @@ def plain_report(text: str) -> str:
     the island", "the cupboard that was open" -> "the open cupboard"), "left the light on in the garage" -> "left
     the light in the garage on", and "ate the orange" -> "is eating the orange", "finished off the wine" -> "is having
     the wine" (the one who ate it has it), and "picked up the phone that was ringing" -> "answered the phone"."""
-    text = _FOR_A_MEAL.sub("", _NOW_DOING.sub("", _LEFT_LIKE_THAT.sub("", text)))
+    text = _FOR_A_MEAL.sub("", _NOW_DOING.sub("", _LEFT_LIKE_THAT.sub("", _GOT_UP.sub("", _TO_REST.sub("", text)))))
+    text = _SNACKING.sub("eating", _GAVE_IT_A_WASH.sub(lambda m: f"washed {m['it']}", text))
+    text = _TO_MAKE_ROOM.sub("", _NOT_THERE_NOW.sub(" is now ", _HAD_IT_OUT.sub(lambda m: f"{m['what']} is ", text)))
+    text = _RANG_AND_PICKED_UP.sub(lambda m: f"{m['lead']}answered {m['it']}", text)
+    reason = _SO_THEY.match(text)
+    if reason is not None and not _NAMING & set(tokens(reason["why"])):
+        text = f"{reason['who']} {text[reason.end():]}"
+    text = _OUT_IN.sub(lambda m: m[0] if m["before"].lower() in _TAKING_OUT else f"{m['before']} ", text)
     text = _DID_THE_DISHES.sub("washed all the dishes", text)
     text = _OFF_INTO.sub("from ", _SO_THEY_STAY.sub("", _SO_DONT.sub("", _HAD_LEFT_IT.sub("", text))))
     text = _RANG_AND_GOT_IT.sub(lambda m: f"{m['lead']}answered ", _THE_ONE_THERE.sub(lambda m: f"the {m['what']} ",
@@ -546,6 +593,7 @@ def plain_report(text: str) -> str:
     text = _FINISHED.sub("is having ", _RINSED_OUT.sub(lambda m: m["verb"] + (m["what"] or ""), _HAD_SOME_OF.sub(
         "is eating ", text)))
     text = _TOOK_THE_CALL.sub(" and answered it", _FOUND.sub("picked up ", text))
+    text = _SO_THAT_ONE.sub(lambda m: f"{m['lead']}it ", text)
     text = _NEEDS_A_WASH.sub(lambda m: f"{m['lead']}{m['it']} is dirty", _MOVED_THERE.sub("is now on ", text))
     text = _WITH_THE_OTHERS.sub("", _MADE_IN.sub(lambda m: f"{m['verb']} in ", text))
     return _ATE.sub(lambda m: "is eating " if m["verb"].lower() == "ate" else "is drinking ", text)

@@ -345,6 +345,12 @@ _MAKING = frozenset({"making", "cooking", "baking", "brewing", "heating", "fryin
 """What a person is making, said after a comma with no thing of the home named ("..., she's making sandwiches")."""
 _RELIEF = frozenset({"finally", "phew", "lol", "haha", "yay", "thankfully", "ugh", "typical", "classic"})
 """Words that open a part which only says how the speaker feels about the report ("..., finally some quiet")."""
+_FEELINGS = frozenset({"hungry", "thirsty", "tired", "sleepy", "bored", "full", "busy", "sick", "ill", "cold", "hot",
+                       "stressed", "upset", "happy", "grumpy", "starving", "knackered", "exhausted"})
+"""How a person felt, said after a comma ("..., he wasn't hungry")."""
+_SHOWS = frozenset({"show", "shows", "film", "movie", "programme", "program", "documentary", "match", "game",
+                    "series", "news", "cartoons", "quiz", "soap", "footy", "football"})
+"""What is on a TV, said after a comma ("..., some cooking show")."""
 _LEADS_OF_DOUBT = (["i", "think"], ["think"], ["i", "guess"], ["guess"], ["probably"], ["i", "reckon"], ["reckon"])
 
 
@@ -399,6 +405,14 @@ def _remark(part: list[str], verbs: frozenset[str]) -> bool:
     if words[-1] in ("started", "begun", "starting", "over") and len(words) <= 5 and not (
             set(words) - {"has", "have"}) & verbs:
         return True  # "telly's on in the living room, the footy's started": why
+    if words[0] in _PERSON_PRONOUNS and len(words) <= 5 and words[-1] in _FEELINGS and set(words[1:-1]) <= {
+            "was", "wasn", "wasnt", "is", "isn", "isnt", "'s", "t", "not", "too", "so", "very", "really", "that"}:
+        return True  # "Michael gave Jessica his ripe pear, he wasn't hungry": how he felt
+    if words[:2] == ["heads", "up"] and len(words) == 2:
+        return True  # "Heads up, ...": nothing of the home
+    if words[0] in ("some", "a", "the") and words[-1] in _SHOWS and len(words) <= 5 and not set(words) & (
+            verbs - _MAKING):  # ("cooking" here only says what show)
+        return True  # "Jessica put the TV on, some cooking show": what is on it
     if words[:2] in (["no", "point"], ["no", "need"]):  # "..., no point leaving it on": why, not what is so
         return True
     if words[0] == "there" and words[1] in _THERE_BE and "left" in words[2:6] and not _THING_PRONOUNS & set(words):
@@ -426,7 +440,7 @@ def _commentary(part: list[str], verbs: frozenset[str], names_a_thing: bool) -> 
     (a pronoun may stand for one): nobody doing something ("nobody was watching it anyway", "nobody got to it in
     time") with no verb or state word of the lexicon ("nobody turned it off" says it is still on: not a comment),
     or what a thing had been ("it had been running all night": the state before the change, not the one now)."""
-    words = [w for w in part if w not in ("and", "but", "so", "though")]
+    words = [w for w in part if w not in ("and", "but", "so", "though", "even", "really", "actually", "ever")]
     if names_a_thing or len(words) < 3:
         return False
     if words[0] in _THING_PRONOUNS and words[1:3] == ["had", "been"]:
@@ -786,13 +800,18 @@ class _Reader:
                     named = self.things + [_Thing(m.start, m.end, m, self._kind(m)) for m in self.mentions
                                            if m.qualifies is not None and m.candidates]  # "out of fridge 2"
                     stated = self._fits_said_state(start, end, sorted(
-                        (t for t in named if t.start < i and t.kind in ("item", "receptacle")), key=lambda t: t.start))
+                        (t for t in named if t.start < i and t.kind in ("item", "receptacle", "other")),
+                        key=lambda t: t.start))  # "turned on the tap, rinsed the cup and turned it off": the tap
                     earlier = stated or earlier
                 eaten = [t for t in self.things if t.start < i and t.kind == "item" and self._edible(t)]
                 if i > 0 and self.words[i - 1] in _EATS and eaten:  # "fried the carrot in the pan and ate it"
                     earlier = eaten
                 if not earlier and word == "it":  # "the kitchen tap was running, somebody turned it off": a device
                     earlier = [t for t in self.things if t.start < i and t.kind == "other"][-1:]
+                if not earlier and word in _PERSON_PRONOUNS:  # "Emily's phone rang and she answered it": the one
+                    earlier = [_Thing(m.start, m.end, m, "person") for m in self.mentions  # whose it is
+                               if m.qualifies is not None and m.start < i and m.candidates
+                               and self._kind(m) == "person"][-1:]
                 if not earlier:
                     if word in _PERSON_PRONOUNS:
                         continue  # "she was reading": who, not what changed
