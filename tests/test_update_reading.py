@@ -372,6 +372,12 @@ def test_what_a_plain_clause_states_is_added_to_a_model_answer_that_left_it_out(
     ("someone had the chips out, they're on the kitchen table now", "the chips is on the kitchen table now"),
     ("Jessica put the fresh pear in the fridge so it keeps.", "Jessica put the fresh pear in the fridge."),
     ("I moved the dish onto the counter to make room", "I moved the dish onto the counter"),
+    ("The saucepan that was on David's nightstand is in the dishwasher now, I put it there.",
+     "The saucepan on David's nightstand is in the dishwasher now."),  # where it is, said twice
+    ("moved the comic to the dresser that has the black textbook on it",
+     "moved the comic to the dresser with the black textbook on it"),  # which dresser
+    ("put some flowers on the console table and grabbed the black phone that was there",
+     "put some flowers on the console table and grabbed the black phone on the console table"),
 ])
 def test_relative_clauses_left_on_and_ate_in_plainer_words(text, plain):
     assert plain_report(text) == plain
@@ -947,3 +953,11 @@ def test_whose_phone_rang_is_who_answered_it_and_how_a_giver_felt_changes_nothin
         {F("has", "jessica", "pink_smartphone_1")})
     assert _plainly(house().copy(), "Jessica moved the atlas to the kitchen table, she wasn't hungry")[1] == {
         F("on", "atlas_1", "kitchen_table_1")}
+
+
+def test_a_thing_put_down_that_the_memory_has_none_of_changes_nothing_else_is_read():
+    """"put some flowers on the bookshelf and grabbed the atlas that was there": no flowers (language adds no thing);
+    the atlas is the one on that bookshelf, and Jessica has it."""
+    assert _plainly(house().copy(), "Jessica put some flowers on the bookshelf in bedroom 1 and grabbed the "
+                                    "atlas that was there") == (
+        {F("on", "atlas_1", "bookshelf_2")}, {F("has", "jessica", "atlas_1")})

@@ -174,9 +174,11 @@ _THANKS_AT_THE_END = re.compile(r"(?:[,.;!\s-]+|^)(?:thanks|thank\s+you|thx|ty|t
                                 r"mate|love|robot))?[.!]*\s*$", re.IGNORECASE)
 """"..., thanks", "... ta": no part of the request."""
 _LEFT_OUT_THEN_IT = re.compile(
-    r"^\s*(?:somebody|someone|some\s+one|[A-Za-z]+)(?:['\u2019]s|\s+has|\s+had)?\s+(?:gone\s+and\s+)?left\s+"
+    r"^\s*(?:(?:ugh|oh|ahh?|man|gosh|wow|hmm+|argh|honestly|seriously)[,!.]*\s+)?"
+    r"(?:somebody|someone|some\s+one|[A-Za-z]+)(?:['\u2019]s|\s+has|\s+had)?\s+(?:gone\s+and\s+)?left\s+"
     r"(?P<what>(?:the|my|his|her|their|our)\s+(?:(?!(?:open|on|off|running|out|wide|half|again)\b)[a-z]+\s+){0,3}?"
-    r"(?!(?:open|on|off|running|out|wide|half|again)\b)[a-z]+)(?:\s+(?:out|lying|sitting|lying\s+around))?"
+    r"(?!(?:open|on|off|running|out|wide|half|again)\b)[a-z]+)(?:\s+(?:out|lying|sitting|lying\s+around|"
+    r"(?:wide\s+)?open|on|running))?"
     r"(?P<where>\s+(?:on|in|at)\s+the\s+(?:[a-z0-9]+\s+){0,4}?[a-z0-9]+)?(?:\s+again)?\s*(?:[.,;!\u2026-]+\s*)+"
     r"(?P<rest>[^.!?]*\bit\b[^.!?]*[.!?]*\s*)$", re.IGNORECASE)
 """"somebody left the butter out AGAIN. can you put it back in the fridge": put the butter back in the fridge (where
@@ -388,6 +390,17 @@ _OFF_SOMEONE = re.compile(r"\b(?P<verb>take|grab|get)\s+(?P<what>(?:the|her|his|
 """"take the phone off Michael and hand it to Sarah": from Michael."""
 _INTERROBANG = re.compile(r"(?:\?+!+|!+\?+)[?!]*")
 """"two phones ringing at once?!": an exclamation, no question."""
+_LEFT_AT_THE_END = re.compile(r"\s*[.?!,;]+\s*(?:somebody|someone|some\s+one|[A-Z][a-z]+)\s+(?:has\s+|must\s+have\s+)?"
+                              r"left\s+(?:it|them|the\s+[^.?!,;]+?)\s+(?:running|on|open)(?:\s+again)?\s*[.!?]*\s*$",
+                              re.IGNORECASE)
+""""can you turn off the water in the bathroom? somebody left the tap running": why (who left it so)."""
+_IN_THERE_TOO = re.compile(r"(?P<room>\bin\s+(?:the\s+)?(?:living\s+room|dining\s+room|laundry\s+room|bedroom|bathroom|"
+                           r"kitchen|office|garage|hallway)(?:\s+\d)?)\b(?P<mid>[^.?!]*?\band\s+(?:the|a)\s+[a-z ]+?\s+)in\s+there\b",
+                           re.IGNORECASE)
+""""Turn on the floor lamp in living room 1, and the tv in there too": the TV in living room 1."""
+_TOO_AT_THE_END = re.compile(r"\s+(?:too|as\s+well|also)(?=\s*,?\s*(?:please|pls|plz|thanks|thx)?\s*[.!?]*\s*$)",
+                             re.IGNORECASE)
+""""..., and the tv in there too pls": and the tv in there."""
 _EVERY_SINGLE = re.compile(r"\b(?:every|each)\s+(?:single|last)\b|\beach\s+and\s+every\b", re.IGNORECASE)
 """"switch every single light in the house off": every light."""
 _ANSWER_ALL_OF_THEM = re.compile(r"(?:^[^,.;!?]*\bphones?\b[^,.;!?]*\bringing\b[^,.;!?]*[,.;!?]+\s*)?"
@@ -428,10 +441,24 @@ def _here_said(where: str) -> str:
 def plain_request(task: str) -> str:
     """The request in plainer words, as the plain reading takes them: reminders dropped ("don't forget to close
     the fridge": close the fridge), words for the whole home dropped ("every light in the house"), what a thing
-    needs said as the request to do it ("the pan needs a good scrub": wash the pan)."""
+    needs said as the request to do it ("the pan needs a good scrub": wash the pan). Said plainer again until
+    nothing changes (a few rounds at most): one plainer word may let another rule read the request."""
+    text = _plainer(task)
+    for _ in range(3):
+        again = _plainer(text)
+        if again == text:
+            break
+        text = again
+    return text
+
+
+def _plainer(task: str) -> str:
     text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", _WHEN.sub("", _BECAUSE_IT_IS.sub(
         "", _WHEN_DONE_FIRST.sub("", meaning.numbered_rooms(_INTERROBANG.sub("!", task)))))))))
-    text = _EVERY_SINGLE.sub("every", text)
+    text = _EVERY_SINGLE.sub("every", _TOO_AT_THE_END.sub("", _LEFT_AT_THE_END.sub("", text)))
+    text = _PLEASE_AT_THE_END.sub("", text) or text  # "turn on the floor lamp and the tv please": only polite
+    text = _IN_THERE_TOO.sub(lambda m: f"{m['room']}{m['mid']}{m['room']}", text)  # (one thing only: the grounding
+    # reads "in there")
     text = _without_what_they_mean_to_do(_MY_OWN_PLAN.sub("", _EXCEPTION_SAID_AGAIN.sub(lambda m: m["keep"], text)))
     text = _DIRTY_STUFF.sub(lambda m: f"wash {m['all'] or ''}the dirty dishes", text)
     text = _DO_THE_DISHES.sub(lambda m: f"wash {m['what']}", _ALL_WASHING.sub("wash all the dirty dishes",

@@ -154,9 +154,11 @@ def eaten_from(text: str) -> str:
 
 _RELATIVE_PLACE = re.compile(
     r"\s+(?:that|which)(?:\s+(?:was|is|were|are)|'s)\s+(?:still\s+|just\s+)?(?:sitting\s+|lying\s+|standing\s+|soaking\s+|"
-    r"waiting\s+|drying\s+|charging\s+)?(?=(?:on|in|inside|at|under|beside|near|next\s+to)\s+(?:(?:the|a|an|his|her|their|my|our|its)\b|[a-z]+\s+\d))",
+    r"waiting\s+|drying\s+|charging\s+)?(?=(?:on|in|inside|at|under|beside|near|next\s+to)\s+(?:(?:the|a|an|his|her|their|my|our|its)\b|"
+    r"[a-z]+\s+\d|[a-z]+['\u2019]s\s))",
     re.IGNORECASE)
-""""the bag of chips that was on the kitchen island": the bag of chips on the kitchen island."""
+""""the bag of chips that was on the kitchen island": the bag of chips on the kitchen island ("that was on David's
+nightstand": on David's nightstand)."""
 _RELATIVE_STATE = re.compile(
     r"\b(?P<det>the|a|an|his|her|their|my|our)\s+(?P<noun>[a-z]+(?:\s+[a-z]+)?)\s+(?:that|which)"
     r"(?:\s+(?:was|is|were|are|had\s+been|has\s+been)|'s)\s+(?:still\s+|left\s+|standing\s+|wide\s+)?"
@@ -514,6 +516,20 @@ _NOT_THERE_NOW = re.compile(r"(?:\s+(?:is|are)|['\u2019]s)\s+(?:not|no\s+longer)
 _HAD_IT_OUT = re.compile(r"^\s*(?:someone|somebody|[A-Z][a-z]+)\s+had\s+(?P<what>the\s+[^,.;!?]+?)\s+out\s*[,;]\s*"
                          r"(?:it|they)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+(?:now\s+)?(?=(?:in|on|inside)\b)")
 """"someone had the chips out, they're on the kitchen table now": the chips are on the kitchen table now."""
+_PUT_IT_THERE = re.compile(r"(?P<said>\b(?:is|are|['\u2019]s|['\u2019]re)\s+(?:now\s+)?(?:in|on|inside)\b[^,.;!?]*?)"
+                          r"\s*[,;]\s*(?:and\s+)?(?:[Ii]|he|she|they|we|someone|somebody|[A-Z][a-z]+)\s+(?:put|moved|stuck|left)\s+"
+                          r"(?:it|them)\s+there\b")
+""""The saucepan ... is in the dishwasher now, I put it there": where it is, said twice (who put it there is no
+change of its own)."""
+_THAT_HAS_IT = re.compile(r"\b(?:that|which)\s+(?:has|had)\s+(?P<what>(?:the|a|an|his|her|their|my)\s+[^,.;!?]+?)\s+"
+                         r"(?P<on>on|in|inside)\s+(?P<it>it|them)\b", re.IGNORECASE)
+""""the dresser that has the black textbook on it": the dresser with the black textbook on it (which one)."""
+_THAT_WAS_THERE = re.compile(r"(?P<at>\b(?P<prep>on|in|inside)\s+(?P<place>the\s+[a-z]+(?:\s+(?!(?:in|on|and|at|with|to|"
+                             r"from)\b)[a-z]+)?(?:\s+(?:in|on)\s+(?:the\s+)?[a-z]+(?:\s+\d)?)?))"
+                             r"(?P<mid>\s+[^.;!?]*?\bthe\s+[a-z]+(?:\s+[a-z]+)?)\s+(?:that|which)\s+(?:was|were|is|are)\s+"
+                             r"(?:still\s+)?(?:sitting\s+|lying\s+)?there\b", re.IGNORECASE)
+""""put some flowers on the console table and grabbed the black phone that was there": the black phone on the
+console table (the place named before it)."""
 _TO_MAKE_ROOM = re.compile(r"\s+to\s+make\s+(?:some\s+)?(?:room|space)\b(?:\s+for\s+[^,.;!?]*)?", re.IGNORECASE)
 """"moved the blue serving dish ... onto the counter to make room": why ("room" is no room of the home)."""
 
@@ -575,6 +591,9 @@ def plain_report(text: str) -> str:
     the wine" (the one who ate it has it), and "picked up the phone that was ringing" -> "answered the phone"."""
     text = _FOR_A_MEAL.sub("", _NOW_DOING.sub("", _LEFT_LIKE_THAT.sub("", _GOT_UP.sub("", _TO_REST.sub("", text)))))
     text = _SNACKING.sub("eating", _GAVE_IT_A_WASH.sub(lambda m: f"washed {m['it']}", text))
+    text = _PUT_IT_THERE.sub(lambda m: m["said"], text)
+    text = _THAT_WAS_THERE.sub(lambda m: f"{m['at']}{m['mid']} {m['prep']} {m['place']}", text)
+    text = _THAT_HAS_IT.sub(lambda m: f"with {m['what']} {m['on']} {m['it']}", text)
     text = _TO_MAKE_ROOM.sub("", _NOT_THERE_NOW.sub(" is now ", _HAD_IT_OUT.sub(lambda m: f"{m['what']} is ", text)))
     text = _RANG_AND_PICKED_UP.sub(lambda m: f"{m['lead']}answered {m['it']}", text)
     reason = _SO_THEY.match(text)

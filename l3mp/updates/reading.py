@@ -283,6 +283,9 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
     people = {i for m in mentions if m.candidates and all(_is(graph, domain, n, "person") for n in m.candidates)
               for i in range(m.start, m.end)}
     named = {i for m in mentions for i in range(m.start, m.end)}
+    places = {i for m in mentions if m.candidates and all(
+        _is(graph, domain, n, "receptacle") or _is(graph, domain, n, "room") for n in m.candidates)
+              for i in range(m.start, m.end)}
     out: set[int] = set()
     at = 0
     parts = re.split(r"[,();]|[.!?]+(?=\s)|\s[-\u2013\u2014]+\s", text)  # ("... (not the textbook)", "... - the
@@ -310,7 +313,19 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
         span = set(range(start, end))
         if named & span <= people and _tells_of_a_new_thing(words, start, end, named):
             out |= span
+        elif named & span <= people | places and _puts_a_new_thing(words, start, end, named):
+            out |= span  # "Sarah put some flowers on the console table and grabbed the black phone": no such thing
     return out
+
+
+_PUTS = frozenset({"put", "placed", "set", "stuck", "left", "dropped"})
+
+
+def _puts_a_new_thing(words: list[str], start: int, end: int, named: set[int]) -> bool:
+    """Whether the clause puts down "some" or "a" thing the grounding did not find ("put some flowers on the
+    console table"): language never adds a thing to the memory, and such a clause changes nothing it has."""
+    return any(words[i] in _PUTS and words[i + 1] in ("some", "a", "an") and i + 2 < end and i + 2 not in named
+               and words[i + 2] not in STOPWORDS for i in range(start, end - 2))
 
 
 _AT = frozenset({"in", "on", "at", "from", "off", "inside", "near", "by", "under", "of", "out"})

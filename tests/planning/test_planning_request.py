@@ -765,17 +765,22 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("get it back off him and put it on the shelf", "get it back and put it on the shelf"),
     ("bring me the atlas while you're at it", "bring me the atlas"),
     ("turn the hallway light off while you're out there", "turn the hallway light off"),
-    ("two phones going off at once?! answer them both please", "answer every ringing phone please"),
+    ("two phones going off at once?! answer them both please", "answer every ringing phone"),
     ("why is every phone ringing?? answer all of them, it's driving me nuts",
      "answer every ringing phone, it's driving me nuts"),  # what is said of them first: why
-    ("who left the fridge open?! close it", "who left the fridge open! close it"),  # an exclamation, no question
+    ("who left the fridge open?! close it", "close the fridge"),  # an exclamation, no question: what was left
     ("switch every single light off", "switch every light off"),
+    ("Jessica left the fridge open AGAIN, shut it please", "shut the fridge"),  # the state it was left in
+    ("ugh, someone left the TV on. turn it off", "turn the TV off"),
     ("could you do all the dirty stuff in the sink", "could you wash all the dirty dishes in the sink"),
+    ("Turn on the floor lamp in bedroom 1, and the tv in there too pls", "Turn on the floor lamp in bedroom 1, and the "
+                                                                         "tv in bedroom 1"),
+    ("can you turn off the tap in the bathroom? somebody left it running", "can you turn off the tap in the bathroom"),
     ("take the phone off Michael and hand it to Sarah", "take the phone from Michael and hand it to Sarah"),
     ("Answer the phone in bedroom three", "Answer the phone in bedroom 3"),
     ("switch off every light except the living room one", "switch off every light except the living room one"),
     ("that's probably my mom calling. pick it up and then bring the phone here to me please",
-     "answer the phone and then bring the phone to me please"),
+     "answer the phone and then bring the phone to me"),
     ("Michael went to the office to finish some work. Could you bring him the atlas? it's his lol",
      "bring Michael the atlas? it's his lol"),  # a room said before: no thing of the request
 ])
