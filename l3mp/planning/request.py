@@ -179,7 +179,7 @@ _LEFT_OUT_THEN_IT = re.compile(
     r"(?P<what>(?:the|my|his|her|their|our)\s+(?:(?!(?:open|on|off|running|out|wide|half|again)\b)[a-z]+\s+){0,3}?"
     r"(?!(?:open|on|off|running|out|wide|half|again)\b)[a-z]+)(?:\s+(?:out|lying|sitting|lying\s+around|"
     r"(?:wide\s+)?open|on|running))?"
-    r"(?P<where>\s+(?:on|in|at)\s+the\s+(?:[a-z0-9]+\s+){0,4}?[a-z0-9]+)?(?:\s+again)?\s*(?:[.,;!\u2026-]+\s*)+"
+    r"(?P<where>\s+(?:on|in|at)\s+the\s+(?:[a-z0-9]+\s+){0,4}?[a-z0-9]+)?(?:\s+again)?\s*(?:[.,;!?\u2026-]+\s*)+"
     r"(?P<rest>[^.!?]*\bit\b[^.!?]*[.!?]*\s*)$", re.IGNORECASE)
 """"somebody left the butter out AGAIN. can you put it back in the fridge": put the butter back in the fridge (where
 it was left is where it is: the memory knows)."""
@@ -457,6 +457,9 @@ def _plainer(task: str) -> str:
         "", _WHEN_DONE_FIRST.sub("", meaning.numbered_rooms(_INTERROBANG.sub("!", task)))))))))
     text = _EVERY_SINGLE.sub("every", _TOO_AT_THE_END.sub("", _LEFT_AT_THE_END.sub("", text)))
     text = _PLEASE_AT_THE_END.sub("", text) or text  # "turn on the floor lamp and the tv please": only polite
+    text = _WHY_AT_THE_END.sub("", text) or text
+    text = _MAKE_SURE_PUT.sub(lambda m: f"put {m['what']} {m['where']}", _MAKE_SURE_HAS.sub(
+        lambda m: f"give {m['who']} {m['what']}", text))
     text = _IN_THERE_TOO.sub(lambda m: f"{m['room']}{m['mid']}{m['room']}", text)  # (one thing only: the grounding
     # reads "in there")
     text = _without_what_they_mean_to_do(_MY_OWN_PLAN.sub("", _EXCEPTION_SAID_AGAIN.sub(lambda m: m["keep"], text)))
@@ -799,6 +802,21 @@ _HINT_AT_THE_END = re.compile(r"(?<=[?.!,])\s*(?:i\s+)?(?:think|reckon|guess|bel
 _HABIT_AT_THE_END = re.compile(r"\s*[,;.-]+\s*(?:it|they|that|this)\s+(?:always\s+|never\s+)?(?:keeps|keep|gets|"
                                r"get)\s+(?:getting\s+|being\s+)?(?:left\s+)?[^,.;!?]*[.!?]*\s*$", re.IGNORECASE)
 """"..., it keeps getting left open": what keeps happening, said as the reason (not a state asked for)."""
+_WHY_AT_THE_END = re.compile(
+    r"\s*[,;.!?-]+\s*(?:(?:it|this|that)\s+(?:looks|look|is)\s+like\s+[^.?!]*"  # "..., it looks like a bomb went off"
+    r"|(?:he|she|they|[A-Z][a-z]+)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+(?:still\s+)?[a-z]+ing(?:\s+(?:it|that|now))?"
+    r"|(?:i|he|she|they|[A-Z][a-z]+)(?:['\u2019]s|['\u2019]ve|\s+has|\s+have)?\s+got\s+(?:my|his|her|their)\s+hands\s+full"
+    r"|(?:the|my|our|his|her)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:will|would|'ll|might|could)\s+(?:go\s+(?:bad|off|warm)|spoil|"
+    r"melt|get\s+warm))\s*[.!?]*\s*$")
+""""..., Michael's still reading", "..., Jessica's got her hands full", "..., the pizza will go bad": why (a person
+busy, a thing that would spoil), not a request."""
+_MAKE_SURE_HAS = re.compile(r"\bmake\s+sure\s+(?P<who>[A-Z][a-z]+)(?:['\u2019]s|\s+has)\s+got\s+(?P<what>(?:the|his|her)\s+"
+                            r"[^,.;!?]+?)(?:\s+before\s+(?:he|she|they)\s+(?:heads?|goes|leaves|go)(?:\s+(?:out|off))?)?"
+                            r"(?=\s*[,.;!?]|\s*$)")
+""""make sure Michael's got the gold phone before he heads out": give Michael the gold phone."""
+_MAKE_SURE_PUT = re.compile(r"\bmake\s+sure\s+(?P<what>(?:the|my|our)\s+[a-z]+(?:\s+[a-z]+){0,2}?)\s+(?:got|gets|is|was|has\s+"
+                            r"been)\s+put\s+(?:away\s+|back\s+)?(?P<where>(?:in|on|into|inside)\s+the)\b", re.IGNORECASE)
+""""make sure the pasta box got put away in the pantry": put the pasta box in the pantry."""
 
 
 def _before_the_reason(task: str, lexicon: Lexicon) -> str | None:

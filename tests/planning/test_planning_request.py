@@ -776,6 +776,15 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("Turn on the floor lamp in bedroom 1, and the tv in there too pls", "Turn on the floor lamp in bedroom 1, and the "
                                                                          "tv in bedroom 1"),
     ("can you turn off the tap in the bathroom? somebody left it running", "can you turn off the tap in the bathroom"),
+    ("close everything that's open in kitchen 1, it looks like a bomb went off in there",
+     "close everything in kitchen 1"),  # why, not a request
+    ("turn off every light except the reading lamp, Michael's still reading",
+     "turn off every light except the reading lamp"),
+    ("can you pick up? Jessica's got her hands full", "can you pick up"),
+    ("make sure the fridge in kitchen 2 is closed, the pizza will go bad", "make sure the fridge in kitchen 2 is closed"),
+    ("make sure Michael's got the atlas before he heads out", "give Michael the atlas"),
+    ("make sure the pasta box got put away in the pantry", "put the pasta box in the pantry"),
+    ("Who left the banana out on the island?? put it back in the fridge", "put the banana back in the fridge"),
     ("take the phone off Michael and hand it to Sarah", "take the phone from Michael and hand it to Sarah"),
     ("Answer the phone in bedroom three", "Answer the phone in bedroom 3"),
     ("switch off every light except the living room one", "switch off every light except the living room one"),
