@@ -48,10 +48,11 @@ _BECAUSE_IT_IS = re.compile(r",\s*(?:it|they)(?:['\u2019](?:s|re)|\s+is|\s+are)\
                             r"pretty\s+)?(?:dirty|filthy|grubby|greasy)\s*[.!]?\s*$", re.IGNORECASE)
 """"Put the bowl in the dishwasher, it's dirty": why, not what is asked (the bowl is to stay dirty or not as the
 request's own verb says)."""
-_WHEN = re.compile(r"\s+(?:right\s+now|right\s+away|straight\s+away|asap|at\s+once|real\s+quick|when\s+you\s+can|"
+_WHEN = re.compile(r"\s+(?:right\s+(?:about\s+)?now|right\s+away|straight\s+away|asap|at\s+once|real\s+quick|when\s+you\s+can|"
                    r"when\s+you\s+get\s+a\s+(?:chance|sec|second|minute|moment)|"
                    r"(?:when|once|after)\s+(?:you(?:['\u2019]re|\s+are)|ur|youre|you\s+r)\s+(?:done|finished|through)|"
-                   r"after(?:wards)?(?=\s*[.!?]*\s*$)|while\s+(?:you(?:['\u2019]re|\s+are)|ur|youre)\s+(?:at\s+it|(?:out|in|up|down|over)\s+there))\b",
+                   r"after(?:wards)?(?=\s*[.!?]*\s*$)|while\s+(?:you(?:['\u2019]re|\s+are)|ur|your|youre)\s+(?:at\s+it|"
+                   r"(?:(?:out|in|up|down|over)\s+)?there))\b",
                    re.IGNORECASE)
 """Words that only say when ("right now", "when you get a chance"): no part of what is asked."""
 _SHUT_OFF = re.compile(r"\bshut\s+(?=off\b|(?:the|a|my|your|that|this)\s+[^,.;!?]+?\s+off\b)", re.IGNORECASE)
@@ -111,6 +112,11 @@ _WANTS = re.compile(r"^(?P<person>[A-Z][a-z]+)\s+(?:wants|would\s+like|could\s+u
                     r"this)\s+")
 """"Sarah wants her orange magazine", "Michael wants to read the novel": give Sarah the orange magazine (a name
 with its capital, opening it)."""
+_BEEN_AFTER = re.compile(r"^(?P<person>[A-Z][a-z]+)(?:['\u2019]s|\s+has)\s+been\s+(?:craving|asking\s+for|after|wanting|"
+                        r"dying\s+for|on\s+about)\s+(?P<what>(?:her|his|the|a|an|some|that|this)\s+[^,.;!?\-]+?)"
+                        r"(?:\s+all\s+(?:morning|day|afternoon|evening|week|night)|\s+for\s+ages)?(?=\s*[,.;!?\-]|\s*$)")
+""""Jessica's been craving a yogurt all afternoon", "David's been asking for the coffee beans all morning": Jessica
+wants a yogurt (`_WANTS` reads it)."""
 _BRING_HIM_ONE = re.compile(r"\s*[,;.]\s*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:go\s+(?:and\s+)?)?"
                             r"(?:(?:bring|get|take|fetch|grab)\s+(?:him|her|them)\s+(?:one|it|some)\b|"
                             r"(?:bring|take|carry|pass|hand|run)\s+(?:it|one|that)\s+(?:(?:over|up|down|across|along|"
@@ -174,12 +180,14 @@ _THANKS_AT_THE_END = re.compile(r"(?:[,.;!\s-]+|^)(?:thanks|thank\s+you|thx|ty|t
                                 r"mate|love|robot))?[.!]*\s*$", re.IGNORECASE)
 """"..., thanks", "... ta": no part of the request."""
 _LEFT_OUT_THEN_IT = re.compile(
-    r"^\s*(?:(?:ugh|oh|ahh?|man|gosh|wow|hmm+|argh|honestly|seriously)[,!.]*\s+)?"
-    r"(?:somebody|someone|some\s+one|[A-Za-z]+)(?:['\u2019]s|\s+has|\s+had)?\s+(?:gone\s+and\s+)?left\s+"
+    r"^\s*(?:(?:ugh|oh|ahh?|man|gosh|wow|hmm+|argh|honestly|seriously)[,!.]*\s+)?(?:(?:pretty\s+sure|i\s+think|think|"
+    r"i\s+reckon)\s+)?(?:somebody|someone|some\s+one|[A-Za-z]+)(?:['\u2019]s|\s+has|\s+had)?\s+(?:gone\s+and\s+)?"
+    r"left\s+"
     r"(?P<what>(?:the|my|his|her|their|our)\s+(?:(?!(?:open|on|off|running|out|wide|half|again)\b)[a-z]+\s+){0,3}?"
     r"(?!(?:open|on|off|running|out|wide|half|again)\b)[a-z]+)(?:\s+(?:out|lying|sitting|lying\s+around|"
-    r"(?:wide\s+)?open|on|running))?"
-    r"(?P<where>\s+(?:on|in|at)\s+the\s+(?:[a-z0-9]+\s+){0,4}?[a-z0-9]+)?(?:\s+again)?\s*(?:[.,;!?\u2026-]+\s*)+"
+    r"(?:wide\s+|hanging\s+)?open|on|running))?"
+    r"(?P<where>\s+(?:on|in|at)\s+(?:the\s+)?(?:[a-z0-9]+\s+){0,4}?[a-z0-9]+)?(?:\s+(?:again|earlier|before))?\s*"
+    r"(?:[.,;!?\u2026-]+\s*)+"
     r"(?P<rest>[^.!?]*\bit\b[^.!?]*[.!?]*\s*)$", re.IGNORECASE)
 """"somebody left the butter out AGAIN. can you put it back in the fridge": put the butter back in the fridge (where
 it was left is where it is: the memory knows)."""
@@ -201,13 +209,14 @@ _WASH_WORDS = re.compile(r"\b(?:rinse|scrub|hand[\s-]?wash|handwash)(?:\s+out)?"
                          r"(?=\s+(?:the|my|our|all|every|each|this|that|these|those)\b)",
                          re.IGNORECASE)
 """"Rinse the glass", "scrub the pan": wash it."""
-_GO_FOR = re.compile(r"^I\s*(?:(?:could|would|'d)\s+(?:really\s+|so\s+|totally\s+)?(?:go\s+for|do\s+with|use)\s+"
+_OH = r"(?:(?:ugh|oh|ahh?|man|gosh|wow|hmm+|mm+|ok|okay|so|honestly|ooh)[,!.]*\s+)?"
+"""A word of feeling that may open a request ("man, ...", "mmm ...")."""
+_GO_FOR = re.compile(r"^" + _OH + r"I\s*(?:(?:could|would|'d)\s+(?:really\s+|so\s+|totally\s+)?(?:go\s+for|do\s+with|use)\s+"
                      r"(?:some|a|an|the|that|this)|(?:'d|\s+would)\s+(?:really\s+)?(?:love|like)\s+(?:some|a|an|the|my)|"
                      r"(?:really\s+)?fancy\s+(?:some|a|an|the)|(?:'m|\s+am)\s+craving\s+(?:some|a|an|the))\s+(?=\w)",
                      re.IGNORECASE)
 """"I could really go for some chocolate", "I'd love a soda", "I fancy the banana": bring me the chocolate (the
 speaker is "me")."""
-_OH = r"(?:(?:ugh|oh|ahh?|man|gosh|wow|hmm+|ok|okay|so|honestly)[,!.]*\s+)?"
 _HUNGRY = re.compile("^" + _OH + r"I(?:'m|\s+am)\s+(?:so\s+|really\s+|kinda\s+|kind\s+of\s+|a\s+bit\s+|pretty\s+|"
                      r"a\s+little\s+)?"
                      r"(?:hungry|thirsty|starving|peckish|parched|famished)\s*(?:[.!,;]+|\u2026)\s*"
@@ -218,7 +227,9 @@ _WOULD_BE_NICE = re.compile(
     r"^" + _OH + r"(?:I(?:'m|\s+am)\s[^.!?,;]*(?:[.!,;]+|\u2026)\s*)?"
     r"(?P<what>(?:a|an|some|the|that|this|my)\s+[^,.;!?]+?)\s+"
     r"would\s+(?:really\s+|so\s+|just\s+)?(?:be\s+(?:so\s+|really\s+|just\s+)?(?:great|lovely|nice|perfect|amazing|"
-    r"wonderful|good|ace|brilliant)|hit\s+the\s+spot)(?:\s+(?:right\s+)?now)?\s*[.!]*\s*$", re.IGNORECASE)
+    r"wonderful|good|ace|brilliant)|hit\s+the\s+spot|save\s+(?:me|my\s+life))(?:\s+(?:right\s+(?:about\s+)?)?now)?\s*[.!]*\s*$"
+    r"|^" + _OH + r"(?:I(?:'m|\s+am)\s[^.!?,;]*(?:[.!,;]+|\u2026)\s*)?(?P<calling>(?:a|an|some|the|that|this|my)\s+[^,.;!?]+?)\s+"
+    r"(?:is|'s)\s+(?:really\s+|totally\s+)?calling\s+(?:my\s+name|to\s+me)\s*[.!]*\s*$", re.IGNORECASE)
 """"A granola bar would be lovely right now", "that banana on the table would really hit the spot" (after what the
 speaker feels): bring me the granola bar."""
 _PUT_ON = re.compile(r"\b(?:put|get)\s+(?P<what>(?:the|my|our)\s+[^,.;!?]+?)\s+on\b"
@@ -401,6 +412,9 @@ _IN_THERE_TOO = re.compile(r"(?P<room>\bin\s+(?:the\s+)?(?:living\s+room|dining\
 _TOO_AT_THE_END = re.compile(r"\s+(?:too|as\s+well|also)(?=\s*,?\s*(?:please|pls|plz|thanks|thx)?\s*[.!?]*\s*$)",
                              re.IGNORECASE)
 """"..., and the tv in there too pls": and the tv in there."""
+_FOR_THEN_HIM = re.compile(r"\bfor\s+(?P<name>[A-Z][a-z]+)\s+and\s+(?:then\s+)?(?P<verb>take|bring|give|get|grab|fetch|hand|"
+                           r"pass)\s+(?:him|her|them)\b")
+""""put the tv on for Michael and take him the bag of chips": take Michael the bag of chips."""
 _EVERY_SINGLE = re.compile(r"\b(?:every|each)\s+(?:single|last)\b|\beach\s+and\s+every\b", re.IGNORECASE)
 """"switch every single light in the house off": every light."""
 _ANSWER_ALL_OF_THEM = re.compile(r"(?:^[^,.;!?]*\bphones?\b[^,.;!?]*\bringing\b[^,.;!?]*[,.;!?]+\s*)?"
@@ -438,6 +452,16 @@ def _here_said(where: str) -> str:
     return "here" if where.lower().startswith("this") else where
 
 
+_IN_A_ROOM = re.compile(r"^\s+in\s+(?:the\s+)?(?:kitchen|bedroom|bathroom|living\s+room|office|garage|hallway|laundry\s+room|"
+                        r"dining\s+room)(?:\s+\d)?$", re.IGNORECASE)
+
+
+def _in_the_room(where: str | None) -> str:
+    """" in kitchen 2" of "left the fridge open in kitchen 2": which fridge (where on a table it was left, the
+    memory knows)."""
+    return where if where and _IN_A_ROOM.match(where) else ""
+
+
 def plain_request(task: str) -> str:
     """The request in plainer words, as the plain reading takes them: reminders dropped ("don't forget to close
     the fridge": close the fridge), words for the whole home dropped ("every light in the house"), what a thing
@@ -460,14 +484,15 @@ def _plainer(task: str) -> str:
     text = _WHY_AT_THE_END.sub("", text) or text
     text = _MAKE_SURE_PUT.sub(lambda m: f"put {m['what']} {m['where']}", _MAKE_SURE_HAS.sub(
         lambda m: f"give {m['who']} {m['what']}", text))
+    text = _FOR_THEN_HIM.sub(lambda m: f"for {m['name']} and {m['verb']} {m['name']}", text)
     text = _IN_THERE_TOO.sub(lambda m: f"{m['room']}{m['mid']}{m['room']}", text)  # (one thing only: the grounding
     # reads "in there")
     text = _without_what_they_mean_to_do(_MY_OWN_PLAN.sub("", _EXCEPTION_SAID_AGAIN.sub(lambda m: m["keep"], text)))
     text = _DIRTY_STUFF.sub(lambda m: f"wash {m['all'] or ''}the dirty dishes", text)
     text = _DO_THE_DISHES.sub(lambda m: f"wash {m['what']}", _ALL_WASHING.sub("wash all the dirty dishes",
                                                                              _WASHING_UP.sub("wash ", text)))
-    text = _WOULD_BE_NICE.sub(lambda m: "bring me " + re.sub(r"^(?:that|this|some|a|an)\s+", "the ", m["what"],
-                                                             flags=re.IGNORECASE), _HUNGRY.sub("I ", text.strip()))
+    text = _WOULD_BE_NICE.sub(lambda m: "bring me " + re.sub(r"^(?:that|this|some|a|an)\s+", "the ", m["what"] or m[
+        "calling"], flags=re.IGNORECASE), _HUNGRY.sub("I ", text.strip()))
     text = _GO_FOR.sub("bring me the ", _CAN_I_HAVE.sub("bring me ", _PITCH.sub("dark", _SHUT_OFF.sub("turn ", text))))
     text = _CANT_SEE.sub(lambda m: f"it's dark in {_here_said(m['where'] or m['where2'])}", _TOO_BRIGHT.sub(
         lambda m: f"turn off the {m['what']} in {m['where']}", text))
@@ -482,7 +507,8 @@ def _plainer(task: str) -> str:
     text = _BEFORE_VOICEMAIL.sub(" before it stops ringing", text)
     text = _WHERE_IT_LIVES.sub("", _BEFORE_IT.sub("", _BACK_WITH_IT.sub(
         lambda m: f"put {m['what']} back {m['where']}", text)))
-    text = _LEFT_OUT_THEN_IT.sub(lambda m: re.sub(r"\bit\b", m["what"], m["rest"], count=1), text)
+    text = _LEFT_OUT_THEN_IT.sub(lambda m: re.sub(r"\bit\b", m["what"] + _in_the_room(m["where"]), m["rest"], count=1),
+                                 text)
     text = _RETURN.sub("put", text)
     text = _WHICH_IS.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
     text = _NOBODY_LEFT.sub(lambda m: f"don't leave {m['what'] + ' ' if m['what'] else ''}",
@@ -493,7 +519,8 @@ def _plainer(task: str) -> str:
     text = _LEFT_IT.sub(lambda m: f" from {m['place']}", text)
     text = _LISTED.sub(" and ", text)
     text = _FOR_PERSON.sub(lambda m: f"bring {m['person']} {m['what']}", text)
-    text = _WANTS.sub(lambda m: f"give {m['person']} the ", text)
+    text = _WANTS.sub(lambda m: f"give {m['person']} the ", _BEEN_AFTER.sub(
+        lambda m: f"{m['person']} wants {m['what']}", text))
     if text.startswith("give "):  # "Michael wants a beer, go bring him one": the same, said twice
         text = _BRING_HIM_ONE.sub("", text)
     text = _IF_IT_ISNT.sub(lambda m: f"{m['ask']} if not, {m['rest']}", text)

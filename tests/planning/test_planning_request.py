@@ -785,6 +785,17 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("make sure Michael's got the atlas before he heads out", "give Michael the atlas"),
     ("make sure the pasta box got put away in the pantry", "put the pasta box in the pantry"),
     ("Who left the banana out on the island?? put it back in the fridge", "put the banana back in the fridge"),
+    ("david's gone and left the fridge door hanging open in kitchen 2 again, shut it pls",
+     "shut the fridge door in kitchen 2"),  # the room it was left open in says which fridge
+    ("pretty sure I left the fridge open earlier, shut it for me?", "shut the fridge?"),
+    ("Jessica's been craving a yogurt all afternoon", "give Jessica the yogurt"),  # she wants one
+    ("mmm I could really go for an apple right about now", "bring me the apple"),
+    ("man I'm starving... that pear on the kitchen island is calling my name", "bring me the pear on the kitchen island"),
+    ("I'm so bored... the green comic book would really save me", "bring me the green comic book"),
+    ("close both pantries, and shut the tap off in kitchen 1 while ur there",
+     "close both pantries, and turn off the tap in kitchen 1"),
+    ("put the tv on for Michael and take him the bag of chips too", "turn on the tv for Michael and take Michael the bag "
+                                                                   "of chips"),
     ("take the phone off Michael and hand it to Sarah", "take the phone from Michael and hand it to Sarah"),
     ("Answer the phone in bedroom three", "Answer the phone in bedroom 3"),
     ("switch off every light except the living room one", "switch off every light except the living room one"),
