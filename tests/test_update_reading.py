@@ -376,6 +376,12 @@ def test_what_a_plain_clause_states_is_added_to_a_model_answer_that_left_it_out(
      "The saucepan on David's nightstand is in the dishwasher now."),  # where it is, said twice
     ("moved the comic to the dresser that has the black textbook on it",
      "moved the comic to the dresser with the black textbook on it"),  # which dresser
+    ("the work light in the garage is still on and now the overhead one out there is on too",
+     "the work light in the garage is still on and now the overhead light in there is on too"),  # the noun before
+    ("the floor lamp is off, the overhead one too", "the floor lamp is off, the overhead lamp too"),
+    ("I washed the blue teapot, it's still sitting in the sink tho", "I washed the blue teapot"),  # nothing moved
+    ("both lights are off, the floor lamp and the ceiling one", "both lights are off, the floor lamp and the ceiling "
+                                                                "light"),  # a light, as said first
     ("put some flowers on the console table and grabbed the black phone that was there",
      "put some flowers on the console table and grabbed the black phone on the console table"),
 ])

@@ -184,7 +184,8 @@ _LEFT_OUT_THEN_IT = re.compile(
     r"i\s+reckon)\s+)?(?:somebody|someone|some\s+one|[A-Za-z]+)(?:['\u2019]s|\s+has|\s+had)?\s+(?:gone\s+and\s+)?"
     r"left\s+"
     r"(?P<what>(?:the|my|his|her|their|our)\s+(?:(?!(?:open|on|off|running|out|wide|half|again)\b)[a-z]+\s+){0,3}?"
-    r"(?!(?:open|on|off|running|out|wide|half|again)\b)[a-z]+)(?:\s+(?:out|lying|sitting|lying\s+around|"
+    r"(?!(?:open|on|off|running|out|wide|half|again)\b)[a-z]+)(?P<room>\s+in\s+(?:the\s+)?[a-z]+(?:\s+room)?\s+\d(?=\s+"
+    r"(?:hanging|wide|open|on|running|out)\b))?(?:\s+(?:out|lying|sitting|lying\s+around|"
     r"(?:wide\s+|hanging\s+)?open|on|running))?"
     r"(?P<where>\s+(?:on|in|at)\s+(?:the\s+)?(?:[a-z0-9]+\s+){0,4}?[a-z0-9]+)?(?:\s+(?:again|earlier|before))?\s*"
     r"(?:[.,;!?\u2026-]+\s*)+"
@@ -482,6 +483,8 @@ def _plainer(task: str) -> str:
     text = _EVERY_SINGLE.sub("every", _TOO_AT_THE_END.sub("", _LEFT_AT_THE_END.sub("", text)))
     text = _PLEASE_AT_THE_END.sub("", text) or text  # "turn on the floor lamp and the tv please": only polite
     text = _WHY_AT_THE_END.sub("", text) or text
+    text = _HEAR_WATER.sub(lambda m: f"the tap in {m['where']} is running", _LEFT_GOING.sub(
+        lambda m: f"{m['lead']} running", _WHERE_I_WENT.sub("", text)))
     text = _MAKE_SURE_PUT.sub(lambda m: f"put {m['what']} {m['where']}", _MAKE_SURE_HAS.sub(
         lambda m: f"give {m['who']} {m['what']}", text))
     text = _FOR_THEN_HIM.sub(lambda m: f"for {m['name']} and {m['verb']} {m['name']}", text)
@@ -507,8 +510,8 @@ def _plainer(task: str) -> str:
     text = _BEFORE_VOICEMAIL.sub(" before it stops ringing", text)
     text = _WHERE_IT_LIVES.sub("", _BEFORE_IT.sub("", _BACK_WITH_IT.sub(
         lambda m: f"put {m['what']} back {m['where']}", text)))
-    text = _LEFT_OUT_THEN_IT.sub(lambda m: re.sub(r"\bit\b", m["what"] + _in_the_room(m["where"]), m["rest"], count=1),
-                                 text)
+    text = _LEFT_OUT_THEN_IT.sub(lambda m: re.sub(r"\bit\b", m["what"] + _in_the_room(m["room"] or m["where"]),
+                                                  m["rest"], count=1), text)
     text = _RETURN.sub("put", text)
     text = _WHICH_IS.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
     text = _NOBODY_LEFT.sub(lambda m: f"don't leave {m['what'] + ' ' if m['what'] else ''}",
@@ -594,8 +597,24 @@ def ground_request(grounder: Grounder, task: str, graph: WorldGraph, speaker: st
         if mention.by_label and mention.qualifies is None and kind is not None and alike and (
                 len(alike) > 1 or alike != mention.candidates):  # several alike, or "my plate" is the other one
             mention = replace(mention, candidates=alike, alternatives=alike, by_label=False)
-        out.append(mention)
+        out.append(_where_the_speaker_is(mention, words, graph, grounder.domain, speaker, rules))
     return tuple(out)
+
+
+def _where_the_speaker_is(mention: Mention, words: list[str], graph: WorldGraph, domain: Domain,
+                          speaker: str | None, rules: RuleSet) -> Mention:
+    """"turn the tap on for me" said in the kitchen: of alike fixtures (taps, lights, fridges) that nothing else
+    said tells apart, the one in the speaker's room, when exactly one is there (not "the other tap", "the tap in the
+    other kitchen", not "all the lights")."""
+    if speaker is None or mention.plural or len(mention.candidates) < 2 or mention.qualifies is not None or (
+            "other" in words[max(0, mention.start - 2):mention.end + 5]) or not graph.has_entity(speaker):
+        return mention  # ("the tv in the other living room": another room than the speaker's)
+    if not domain.has_type("fixture") or not all(
+            domain.is_subtype(graph.entity_type(n) or "", "fixture") for n in mention.candidates):
+        return mention
+    rooms = places_of(graph, rules, speaker)
+    here = tuple(n for n in mention.candidates if places_of(graph, rules, n) & rooms)
+    return replace(mention, candidates=here, alternatives=here, by_label=False) if len(here) == 1 else mention
 
 
 def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *, speaker: str | None = None,
@@ -834,9 +853,21 @@ _WHY_AT_THE_END = re.compile(
     r"|(?:he|she|they|[A-Z][a-z]+)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+(?:still\s+)?[a-z]+ing(?:\s+(?:it|that|now))?"
     r"|(?:i|he|she|they|[A-Z][a-z]+)(?:['\u2019]s|['\u2019]ve|\s+has|\s+have)?\s+got\s+(?:my|his|her|their)\s+hands\s+full"
     r"|(?:the|my|our|his|her)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:will|would|'ll|might|could)\s+(?:go\s+(?:bad|off|warm)|spoil|"
-    r"melt|get\s+warm))\s*[.!?]*\s*$")
+    r"melt|get\s+warm)"
+    r"|what\s+a\s+(?:waste|shame|pain|mess)\b[^.?!]*"  # "..., what a waste of water"
+    r"|(?:i|I)\s+want\s+(?:to\s+[a-z]+|my\s+[a-z]+\s+in\s+(?:that|this|it))\b[^.?!]*)"  # "I want my tea in that one"
+    r"\s*[.!?]*\s*$")
 """"..., Michael's still reading", "..., Jessica's got her hands full", "..., the pizza will go bad": why (a person
 busy, a thing that would spoil), not a request."""
+_WHERE_I_WENT = re.compile(r"^\s*I(?:['\u2019]ve|\s+have)?\s+(?:gone|come|moved|went|headed)\s+(?:up\s+|down\s+|over\s+)?"
+                           r"(?:to|into)\s+[^,.;!?\-]+?\s*(?:[,.;!?]+|\s[-\u2013\u2014]+)\s*")
+""""I've gone up to bedroom 3 - can you bring me ...": where the speaker is (the memory's "me" is the speaker)."""
+_LEFT_GOING = re.compile(r"\b(?P<lead>left\s+(?:the|a|my)\s+(?:[a-z]+\s+){0,3}?(?:tap|taps|faucet|water))\s+(?:going|on)\b",
+                         re.IGNORECASE)
+""""somebody's left the bathroom tap going": running."""
+_HEAR_WATER = re.compile(r"\bI\s+can\s+hear\s+(?:the\s+)?(?:water|a\s+tap|the\s+tap)\s+running\s+in\s+(?P<where>(?:the\s+)?"
+                         r"[a-z]+(?:\s+room)?(?:\s+\d)?)", re.IGNORECASE)
+""""I can hear water running in the kitchen": the tap in the kitchen is running."""
 _MAKE_SURE_HAS = re.compile(r"\bmake\s+sure\s+(?P<who>[A-Z][a-z]+)(?:['\u2019]s|\s+has)\s+got\s+(?P<what>(?:the|his|her)\s+"
                             r"[^,.;!?]+?)(?:\s+before\s+(?:he|she|they)\s+(?:heads?|goes|leaves|go)(?:\s+(?:out|off))?)?"
                             r"(?=\s*[,.;!?]|\s*$)")

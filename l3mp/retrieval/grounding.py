@@ -286,6 +286,10 @@ class Grounder:
     def lexicon(self) -> Lexicon:
         return self._lexicon
 
+    @property
+    def domain(self) -> Domain:
+        return self._domain
+
     def respell(self, text: str, graph: WorldGraph) -> tuple[str, tuple[tuple[str, str], ...]]:
         """`text` with its misspelt words read as words of the home: the graph's names and labels and the
         lexicon's words (`l3mp.retrieval.spelling`), and other words for things of the home read as their labels'

@@ -530,6 +530,36 @@ _THAT_WAS_THERE = re.compile(r"(?P<at>\b(?P<prep>on|in|inside)\s+(?P<place>the\s
                              r"(?:still\s+)?(?:sitting\s+|lying\s+)?there\b", re.IGNORECASE)
 """"put some flowers on the console table and grabbed the black phone that was there": the black phone on the
 console table (the place named before it)."""
+_THE_X_ONE = re.compile(r"\b(?P<det>the|that)\s+(?P<what>(?!other\b|same\b|first\b|second\b|last\b|only\b|new\b|old\b)"
+                        r"[a-z]+)\s+one\b(?!\s+of\b)", re.IGNORECASE)
+_NOUNS_SAID_AGAIN = ("light", "lamp", "phone", "cup", "mug", "glass", "plate", "bowl", "tap", "book", "table", "shelf",
+                     "dresser", "desk", "nightstand", "fridge", "cupboard", "tv", "pan", "bottle")
+""""the floor lamp and the ceiling one", "the work light ... and now the overhead one": said with the noun named
+before it ("the ceiling light"), the one of its kind that word says."""
+
+
+_OUT_THERE = re.compile(r"\bout\s+there\b", re.IGNORECASE)
+""""the overhead light out there": in there (the room named before it)."""
+
+
+def _singular(word: str) -> str:
+    return word[:-2] if word.endswith("sses") or word.endswith("shes") else word[:-1] if word.endswith("s") else word
+
+
+def _one_said_as_its_noun(text: str) -> str:
+    def noun(m: re.Match[str]) -> str:
+        before = [_singular(w) for w in tokens(text[:m.start()])]
+        said = next((w for w in reversed(before) if w in _NOUNS_SAID_AGAIN), None)
+        if said == "lamp" and "light" in before:
+            said = "light"  # "both lights ..., the floor lamp and the ceiling one": a light
+        return f"{m['det']} {m['what']} {said}" if said else m[0]
+    return _THE_X_ONE.sub(noun, text)
+
+
+_STILL_THERE = re.compile(r"\s*[,;]\s*(?:it|they)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+still\s+(?:sitting|lying|standing)\s+"
+                          r"(?:in|on)\s+(?:the\s+)?[a-z]+(?:\s+[a-z]+)?(?:\s+\d)?(?:\s+to\s+(?:drip\s+)?dry|\s+tho|"
+                          r"\s+though)?\s*[.!]*\s*$", re.IGNORECASE)
+""""I washed the blue teapot, it's still sitting in the sink tho": where it already was (nothing moved)."""
 _TO_MAKE_ROOM = re.compile(r"\s+to\s+make\s+(?:some\s+)?(?:room|space)\b(?:\s+for\s+[^,.;!?]*)?", re.IGNORECASE)
 """"moved the blue serving dish ... onto the counter to make room": why ("room" is no room of the home)."""
 
@@ -592,6 +622,7 @@ def plain_report(text: str) -> str:
     text = _FOR_A_MEAL.sub("", _NOW_DOING.sub("", _LEFT_LIKE_THAT.sub("", _GOT_UP.sub("", _TO_REST.sub("", text)))))
     text = _SNACKING.sub("eating", _GAVE_IT_A_WASH.sub(lambda m: f"washed {m['it']}", text))
     text = _PUT_IT_THERE.sub(lambda m: m["said"], text)
+    text = _STILL_THERE.sub("", _OUT_THERE.sub("in there", _one_said_as_its_noun(text)))
     text = _THAT_WAS_THERE.sub(lambda m: f"{m['at']}{m['mid']} {m['prep']} {m['place']}", text)
     text = _THAT_HAS_IT.sub(lambda m: f"with {m['what']} {m['on']} {m['it']}", text)
     text = _TO_MAKE_ROOM.sub("", _NOT_THERE_NOW.sub(" is now ", _HAD_IT_OUT.sub(lambda m: f"{m['what']} is ", text)))

@@ -788,10 +788,15 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("david's gone and left the fridge door hanging open in kitchen 2 again, shut it pls",
      "shut the fridge door in kitchen 2"),  # the room it was left open in says which fridge
     ("pretty sure I left the fridge open earlier, shut it for me?", "shut the fridge?"),
+    ("Somebody left the dishwasher in kitchen 1 hanging open again, shut it pls", "shut the dishwasher in kitchen 1"),
     ("Jessica's been craving a yogurt all afternoon", "give Jessica the yogurt"),  # she wants one
     ("mmm I could really go for an apple right about now", "bring me the apple"),
     ("man I'm starving... that pear on the kitchen island is calling my name", "bring me the pear on the kitchen island"),
     ("I'm so bored... the green comic book would really save me", "bring me the green comic book"),
+    ("wash the green cup for me? I want my tea in that one", "wash the green cup"),  # why
+    ("I've gone up to bedroom 2 - can you bring me the atlas?", "can you bring me the atlas?"),  # where "me" is
+    ("somebody's left the bathroom tap going, what a waste of water", "somebody's left the bathroom tap running"),
+    ("I can hear water running in the kitchen... what a waste", "the tap in the kitchen is running"),
     ("close both pantries, and shut the tap off in kitchen 1 while ur there",
      "close both pantries, and turn off the tap in kitchen 1"),
     ("put the tv on for Michael and take him the bag of chips too", "turn on the tv for Michael and take Michael the bag "
@@ -1005,3 +1010,13 @@ def test_a_model_goal_that_places_the_one_thing_elsewhere_is_given_to_the_person
     plain = "Take the atlas to the kitchen table."
     assert given_to_them(held, Wording.of(plain, grounder.ground(plain, world.graph)), world.graph, world.domain,
                          None, []) == held  # brought to no one
+
+
+def test_of_alike_fixtures_nothing_else_tells_apart_the_one_in_the_speakers_room_is_meant():
+    """"turn the tap on for me" said by Jessica in kitchen 1: kitchen 1's tap; said by nobody known, or "the other
+    tap", the robot asks which."""
+    found = reading("turn the tap on for me, my hands are full", "jessica")
+    assert found is not None and found.outcome == "goal" and found.goal == "(faucet_on faucet_1)", found
+    assert reading("turn the tap on for me, my hands are full").outcome == "asked"
+    assert reading("turn the other tap on", "jessica").outcome == "asked"
+    assert reading("turn the tap on in the other kitchen", "jessica").goal != "(faucet_on faucet_1)"  # not hers
