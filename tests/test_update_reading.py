@@ -368,7 +368,8 @@ def test_what_a_plain_clause_states_is_added_to_a_model_answer_that_left_it_out(
     ("The black cordless out in the hallway is ringing.", "The black cordless in the hallway is ringing."),
     ("Jessica took it out in the garage", "Jessica took it out in the garage"),  # "took it out": its own
     ("Emily's smartphone rang and she picked it up", "Emily's smartphone rang and she answered it"),
-    ("yellow cup's not in the pantry anymore, it's sitting in the kitchen sink", "yellow cup is now in the kitchen sink"),
+    ("yellow cup's not in the pantry anymore, it's sitting in the kitchen sink",
+     "yellow cup is now in the kitchen sink"),
     ("someone had the chips out, they're on the kitchen table now", "the chips is on the kitchen table now"),
     ("Jessica put the fresh pear in the fridge so it keeps.", "Jessica put the fresh pear in the fridge."),
     ("I moved the dish onto the counter to make room", "I moved the dish onto the counter"),

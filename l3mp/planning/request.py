@@ -48,7 +48,8 @@ _BECAUSE_IT_IS = re.compile(r",\s*(?:it|they)(?:['\u2019](?:s|re)|\s+is|\s+are)\
                             r"pretty\s+)?(?:dirty|filthy|grubby|greasy)\s*[.!]?\s*$", re.IGNORECASE)
 """"Put the bowl in the dishwasher, it's dirty": why, not what is asked (the bowl is to stay dirty or not as the
 request's own verb says)."""
-_WHEN = re.compile(r"\s+(?:right\s+(?:about\s+)?now|right\s+away|straight\s+away|asap|at\s+once|real\s+quick|when\s+you\s+can|"
+_WHEN = re.compile(r"\s+(?:right\s+(?:about\s+)?now|right\s+away|straight\s+away|asap|at\s+once|real\s+quick|when\s+"
+                   r"you\s+can|"
                    r"when\s+you\s+get\s+a\s+(?:chance|sec|second|minute|moment)|"
                    r"(?:when|once|after)\s+(?:you(?:['\u2019]re|\s+are)|ur|youre|you\s+r)\s+(?:done|finished|through)|"
                    r"after(?:wards)?(?=\s*[.!?]*\s*$)|while\s+(?:you(?:['\u2019]re|\s+are)|ur|your|youre)\s+(?:at\s+it|"
@@ -64,7 +65,8 @@ _PITCH = re.compile(r"\b(?:pitch|completely|totally)[\s-]+(?:black|dark)\b", re.
 """"It's pitch black in the laundry room": dark ("black" is no black thing)."""
 _CANT_SEE = re.compile(r"\b(?:i\s+|we\s+)?(?:can|could)(?:n't|not|\s+not|'t|\s+barely|\s+hardly)?\s*"
                        r"(?:barely\s+|hardly\s+|even\s+)?see\b[^,.;!?]*?\bin\s+(?P<where>here|there|this\s+"
-                       r"(?:kitchen|garage|office|hall(?:way)?|(?:bed|bath|living|dining|laundry)?room)(?:\s+\d)?)\b|\bit['\u2019]?s\s+like\s+a\s+cave\s+in\s+"
+                       r"(?:kitchen|garage|office|hall(?:way)?|(?:bed|bath|living|dining|laundry)?room)(?:\s+\d)?)\b|"
+                       r"\bit['\u2019]?s\s+like\s+a\s+cave\s+in\s+"
                        r"(?P<where2>here|there)\b", re.IGNORECASE)
 """"I can barely see what I'm chopping in here", "it's like a cave in here": it is dark in here."""
 _DARK_HERE = re.compile(r"\b(?:dark|dim|gloomy|bright)\s+in\s+(?:here|there)\b", re.IGNORECASE)
@@ -83,7 +85,8 @@ _TOO_BRIGHT = re.compile(r"\bthe\s+(?P<what>(?:[a-z]+\s+)?(?:light|lamp))\s+in\s
                          r"my\s+eyes|blinding(?:\s+me)?)\b", re.IGNORECASE)
 """"the light in here is giving me such a headache": turn off the light in here."""
 _ANNOYING = re.compile(r"\b(?P<what>(?:this|that|the)\s+(?:[a-z]+\s+)?(?:tv|telly|television|light|lamp|tap|faucet))"
-                       r"(?:\s+is|['\u2019]s)\s+(?:driving\s+me\s+(?:nuts|mad|crazy|insane|up\s+the\s+wall)|doing\s+my\s+"
+                       r"(?:\s+is|['\u2019]s)\s+(?:driving\s+me\s+(?:nuts|mad|crazy|insane|up\s+the\s+wall)|doing\s+"
+                       r"my\s+"
                        r"head\s+in|(?:way\s+|so\s+|far\s+)*too\s+loud|so\s+loud)\b", re.IGNORECASE)
 """"this tv is driving me nuts": turn it off."""
 _EXCEPTION_SAID_AGAIN = re.compile(r"(?P<keep>\b(?:except|apart\s+from|but\s+not|besides)\b[^,.;!?]*?)(?:\s+please)?"
@@ -108,13 +111,16 @@ _FOR_PERSON = re.compile(r"\b(?P<verb>(?i:get|bring|fetch|grab|take))\s+"
                          r"(?=\s*(?:,?\s*please)?\s*[.!?]?\s*$)")
 """"Get the ripe banana for Sarah": bring Sarah the ripe banana (a name with its capital, ending the request)."""
 _WANTS = re.compile(r"^(?P<person>[A-Z][a-z]+)\s+(?:wants|would\s+like|could\s+use|is\s+asking\s+for|asked\s+for)\s+"
-                    r"(?:to\s+(?:read|eat|drink|have|use|borrow|look\s+at|play\s+with)\s+)?(?:her|his|the|a|an|some|that|"
+                    r"(?:to\s+(?:read|eat|drink|have|use|borrow|look\s+at|play\s+with)\s+)?(?:her|his|the|a|an|some|"
+                    r"that|"
                     r"this)\s+")
 """"Sarah wants her orange magazine", "Michael wants to read the novel": give Sarah the orange magazine (a name
 with its capital, opening it)."""
-_BEEN_AFTER = re.compile(r"^(?P<person>[A-Z][a-z]+)(?:['\u2019]s|\s+has)\s+been\s+(?:craving|asking\s+for|after|wanting|"
+_BEEN_AFTER = re.compile(r"^(?P<person>[A-Z][a-z]+)(?:['\u2019]s|\s+has)\s+been\s+(?:craving|asking\s+for|after|"
+                         r"wanting|"
                         r"dying\s+for|on\s+about)\s+(?P<what>(?:her|his|the|a|an|some|that|this)\s+[^,.;!?\-]+?)"
-                        r"(?:\s+all\s+(?:morning|day|afternoon|evening|week|night)|\s+for\s+ages)?(?=\s*[,.;!?\-]|\s*$)")
+                        r"(?:\s+all\s+(?:morning|day|afternoon|evening|week|night)|\s+for\s+ages)?(?=\s*[,.;!?\-]|"
+                        r"\s*$)")
 """"Jessica's been craving a yogurt all afternoon", "David's been asking for the coffee beans all morning": Jessica
 wants a yogurt (`_WANTS` reads it)."""
 _BRING_HIM_ONE = re.compile(r"\s*[,;.]\s*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:go\s+(?:and\s+)?)?"
@@ -138,7 +144,8 @@ _ALL_WASHING = re.compile(r"\b(?:do|doing)\s+(?:the|all\s+the)\s+(?:washing[\s-]
                           r"(?=\s*(?:$|[,.;!?]|please\b|for\s+me\b))", re.IGNORECASE)
 """"Do the washing up", "do the dishes" (nothing named after it): wash all the dirty dishes."""
 _WANTS_TO_DO = re.compile(
-    r"^\s*(?P<who>[A-Z][a-z]+|he|she|they|I|we)(?:['\u2019]s|\s+is|['\u2019]d|\s+would|['\u2019]m|\s+am)?\s+(?:(?:wants|want|like|"
+    r"^\s*(?P<who>[A-Z][a-z]+|he|she|they|I|we)(?:['\u2019]s|\s+is|['\u2019]d|\s+would|['\u2019]m|\s+am)?\s+"
+    r"(?:(?:wants|want|like|"
     r"trying|needs|need|going|about)\s+to|gonna)\s+(?!(?:have|get|be|eat|drink)\b)[a-z]+\b[^,.;!?\u2026-]*"
     r"(?:[,.;!?\u2026]+|\s+-+)\s*(?=\S)", re.IGNORECASE)
 """"Sarah wants to watch the game, put the TV on ...": what someone means to do says why, at the start before a
@@ -212,8 +219,10 @@ _WASH_WORDS = re.compile(r"\b(?:rinse|scrub|hand[\s-]?wash|handwash)(?:\s+out)?"
 """"Rinse the glass", "scrub the pan": wash it."""
 _OH = r"(?:(?:ugh|oh|ahh?|man|gosh|wow|hmm+|mm+|ok|okay|so|honestly|ooh)[,!.]*\s+)?"
 """A word of feeling that may open a request ("man, ...", "mmm ...")."""
-_GO_FOR = re.compile(r"^" + _OH + r"I\s*(?:(?:could|would|'d)\s+(?:really\s+|so\s+|totally\s+)?(?:go\s+for|do\s+with|use)\s+"
-                     r"(?:some|a|an|the|that|this)|(?:'d|\s+would)\s+(?:really\s+)?(?:love|like)\s+(?:some|a|an|the|my)|"
+_GO_FOR = re.compile(r"^" + _OH + r"I\s*(?:(?:could|would|'d)\s+(?:really\s+|so\s+|totally\s+)?(?:go\s+for|do\s+with|"
+                                  r"use)\s+"
+                     r"(?:some|a|an|the|that|this)|(?:'d|\s+would)\s+(?:really\s+)?(?:love|like)\s+(?:some|a|an|the|"
+                     r"my)|"
                      r"(?:really\s+)?fancy\s+(?:some|a|an|the)|(?:'m|\s+am)\s+craving\s+(?:some|a|an|the))\s+(?=\w)",
                      re.IGNORECASE)
 """"I could really go for some chocolate", "I'd love a soda", "I fancy the banana": bring me the chocolate (the
@@ -228,8 +237,10 @@ _WOULD_BE_NICE = re.compile(
     r"^" + _OH + r"(?:I(?:'m|\s+am)\s[^.!?,;]*(?:[.!,;]+|\u2026)\s*)?"
     r"(?P<what>(?:a|an|some|the|that|this|my)\s+[^,.;!?]+?)\s+"
     r"would\s+(?:really\s+|so\s+|just\s+)?(?:be\s+(?:so\s+|really\s+|just\s+)?(?:great|lovely|nice|perfect|amazing|"
-    r"wonderful|good|ace|brilliant)|hit\s+the\s+spot|save\s+(?:me|my\s+life))(?:\s+(?:right\s+(?:about\s+)?)?now)?\s*[.!]*\s*$"
-    r"|^" + _OH + r"(?:I(?:'m|\s+am)\s[^.!?,;]*(?:[.!,;]+|\u2026)\s*)?(?P<calling>(?:a|an|some|the|that|this|my)\s+[^,.;!?]+?)\s+"
+    r"wonderful|good|ace|brilliant)|hit\s+the\s+spot|save\s+(?:me|my\s+life))(?:\s+(?:right\s+"
+    r"(?:about\s+)?)?now)?\s*[.!]*\s*$"
+    r"|^" + _OH + r"(?:I(?:'m|\s+am)\s[^.!?,;]*(?:[.!,;]+|\u2026)\s*)?(?P<calling>(?:a|an|some|the|that|this|my)\s+"
+                  r"[^,.;!?]+?)\s+"
     r"(?:is|'s)\s+(?:really\s+|totally\s+)?calling\s+(?:my\s+name|to\s+me)\s*[.!]*\s*$", re.IGNORECASE)
 """"A granola bar would be lovely right now", "that banana on the table would really hit the spot" (after what the
 speaker feels): bring me the granola bar."""
@@ -286,7 +297,8 @@ _LEFT_IT = re.compile(r",\s+(?:I|we|he|she|they)\s+(?:left|put|dropped)\s+(?:it|
 _SAID_OF_THEM = re.compile(
     r"^\s*(?P<name>[A-Z][a-z]+)(?:(?!\bthe\b)[^,.;!?]|\bthe\s+(?=(?:office|kitchen|bathroom|bedroom|garage|hallway|"
     r"living\s+room|laundry\s+room|dining\s+room|study|den)\b)){0,60}[,.;!]+\s*(?:(?i:please|could|can|would|will|you|"
-    r"just|go|and)\s+)*(?P<verb>(?i:bring|take|get|fetch|grab|give|hand|pass))\s+(?:him|her|them)\s+(?=(?:the|a|an|some|his|her|"
+    r"just|go|and)\s+)*(?P<verb>(?i:bring|take|get|fetch|grab|give|hand|pass))\s+(?:him|her|them)\s+(?=(?:the|a|an|"
+    r"some|his|her|"
     r"their|that|this)\b)")
 """"Sarah's hungry, please take her the apple": take Sarah the apple (a short clause of how the person named first
 is, then a request to bring "him" or "her" something; a clause that names a thing is not dropped, one that names
@@ -308,7 +320,8 @@ _MIND = re.compile(r"(?:\b(?:would|do)\s+you\s+|(?:^|(?<=[,.;!?-]))\s*)mind\s+(?
                    re.IGNORECASE)
 """"Would you mind bringing me the apple?", "..., mind shutting it?": bring me the apple, shut it."""
 _NOBODY_THERE = re.compile(
-    r"^\s*(?:nobody|no\s+one|no-one)(?:['\u2019]s|\s+is)\s+(?:in\s+)?(?P<room>(?:the\s+)?[a-z]+(?:\s+[a-z]+)?(?:\s+\d+)?)"
+    r"^\s*(?:nobody|no\s+one|no-one)(?:['\u2019]s|\s+is)\s+(?:in\s+)?(?P<room>(?:the\s+)?[a-z]+(?:\s+[a-z]+)?(?:\s+"
+    r"\d+)?)"
     r"(?:\s+(?:now|anymore|any\s+more))?\s*[,.;!]+\s*(?P<rest>[^.!?]*?\b)in\s+there\b", re.IGNORECASE)
 """"Nobody's in bedroom 2, switch off the lights in there": switch off the lights in bedroom 2."""
 
@@ -328,7 +341,8 @@ _SLANG = re.compile(r"\b(?:" + "|".join(_SLANG_WORDS) + r")\b", re.IGNORECASE)
 """"can u wash the serving dish thats in the dishwasher", "pots n pans": the words written out."""
 _BELONGS = re.compile(
     r"(?P<what>\b(?:the|my|his|her|our)\s+[^,.;!?]+?)\s+(?:doesn['\u2019]?t|does\s+not|don['\u2019]?t|do\s+not)\s+"
-    r"(?:belong|go|live)(?:\s+(?:in|on|at)\s+[^,.;!?]+?|\s+there|\s+here)?\s*[,.;!]+\s*(?:so\s+)?(?:please\s+|could\s+you\s+|can\s+you\s+)?"
+    r"(?:belong|go|live)(?:\s+(?:in|on|at)\s+[^,.;!?]+?|\s+there|\s+here)?\s*[,.;!]+\s*(?:so\s+)?(?:please\s+|"
+    r"could\s+you\s+|can\s+you\s+)?"
     r"(?:(?P<verb>put|move|take|bring|return)\s+(?:it|them)(?:\s+back)?|(?:it|they)\s+(?:lives?|belongs?|goes|go)"
     r"(?:\s+back)?)(?P<where>\s+(?:in|on|onto|into|to)\s+[^.!?]+?)?\s*(?=[.!?]|$)", re.IGNORECASE)
 """"The green comic book doesn't belong in the bathroom, put it on the bookshelf", "... it lives on the bookshelf in
@@ -373,13 +387,15 @@ _GET_THE_PHONE = re.compile(r"\b(?:get|grab|pick\s+up)\s+(?P<det>the|that)\s+(?:
 """"Can somebody get the phone?": answer the phone (not "get the phone for Sarah", "get the phone and bring it")."""
 
 _THAT_IS_A_CALL = re.compile(
-    r"^\s*(?:oh\s+|ah\s+)?(?:that['\u2019]?s|that\s+is|it['\u2019]?s|it\s+is|must\s+be|probably)\s+(?:probably\s+|prob\s+|"
+    r"^\s*(?:oh\s+|ah\s+)?(?:that['\u2019]?s|that\s+is|it['\u2019]?s|it\s+is|must\s+be|probably)\s+(?:probably\s+|"
+    r"prob\s+|"
     r"likely\s+|definitely\s+|gotta\s+be\s+|got\s+to\s+be\s+)?(?:my|his|her|our|their|the)\s+[a-z]+(?:\s+[a-z]+)?\s+"
     r"(?:calling|ringing)\b[^,.;!?]*[,.;!?\u2026]+\s*(?:(?:can|could|would)\s+(?:you|u)\s+)?(?:please\s+)?"
     r"(?:pick\s+it\s+up|pick\s+up|answer\s+it|get\s+it|grab\s+it)\b", re.IGNORECASE)
 """"that's probably my mom calling. pick it up ...": answer the phone (which one rings settles which)."""
 _WHO_CALLS_AT_THE_END = re.compile(
-    r"\s*[,.;!\u2026-]+\s*(?:it['\u2019]?s|it\s+is|that['\u2019]?s|that\s+is|must\s+be)\s+(?:probably\s+|prob\s+|likely\s+)?"
+    r"\s*[,.;!\u2026-]+\s*(?:it['\u2019]?s|it\s+is|that['\u2019]?s|that\s+is|must\s+be)\s+(?:probably\s+|prob\s+|"
+    r"likely\s+)?"
     r"(?:my|his|her|our|their|the)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:calling|ringing)\b[^,.;!?]*[.!?]*\s*$", re.IGNORECASE)
 """"..., it's probably my mum calling": who, not what is asked."""
 _THAT_THING_FIRST = re.compile(r"^(?P<lead>\s*(?:(?:ugh|oh|man|hey|so|um|uh|hmm+|honestly)[,!.]*\s+)*)that\s+"
@@ -407,19 +423,22 @@ _LEFT_AT_THE_END = re.compile(r"\s*[.?!,;]+\s*(?:somebody|someone|some\s+one|[A-
                               re.IGNORECASE)
 """"can you turn off the water in the bathroom? somebody left the tap running": why (who left it so)."""
 _IN_THERE_TOO = re.compile(r"(?P<room>\bin\s+(?:the\s+)?(?:living\s+room|dining\s+room|laundry\s+room|bedroom|bathroom|"
-                           r"kitchen|office|garage|hallway)(?:\s+\d)?)\b(?P<mid>[^.?!]*?\band\s+(?:the|a)\s+[a-z ]+?\s+)in\s+there\b",
+                           r"kitchen|office|garage|hallway)(?:\s+\d)?)\b(?P<mid>[^.?!]*?\band\s+(?:the|a)\s+"
+                           r"[a-z ]+?\s+)in\s+there\b",
                            re.IGNORECASE)
 """"Turn on the floor lamp in living room 1, and the tv in there too": the TV in living room 1."""
 _TOO_AT_THE_END = re.compile(r"\s+(?:too|as\s+well|also)(?=\s*,?\s*(?:please|pls|plz|thanks|thx)?\s*[.!?]*\s*$)",
                              re.IGNORECASE)
 """"..., and the tv in there too pls": and the tv in there."""
-_FOR_THEN_HIM = re.compile(r"\bfor\s+(?P<name>[A-Z][a-z]+)\s+and\s+(?:then\s+)?(?P<verb>take|bring|give|get|grab|fetch|hand|"
+_FOR_THEN_HIM = re.compile(r"\bfor\s+(?P<name>[A-Z][a-z]+)\s+and\s+(?:then\s+)?(?P<verb>take|bring|give|get|grab|"
+                           r"fetch|hand|"
                            r"pass)\s+(?:him|her|them)\b")
 """"put the tv on for Michael and take him the bag of chips": take Michael the bag of chips."""
 _EVERY_SINGLE = re.compile(r"\b(?:every|each)\s+(?:single|last)\b|\beach\s+and\s+every\b", re.IGNORECASE)
 """"switch every single light in the house off": every light."""
 _ANSWER_ALL_OF_THEM = re.compile(r"(?:^[^,.;!?]*\bphones?\b[^,.;!?]*\bringing\b[^,.;!?]*[,.;!?]+\s*)?"
-                                 r"\b(?P<verb>answer|pick\s+up)\s+(?:them\s+(?:all|both)|(?:all|both|each)\s+of\s+them)\b"
+                                 r"\b(?P<verb>answer|pick\s+up)\s+(?:them\s+(?:all|both)|(?:all|both|each)\s+of\s+"
+                                 r"them)\b"
                                  r"(?:\s+up)?", re.IGNORECASE)
 """"two phones ringing?! answer them both", "why is every phone ringing?? answer all of them": every phone that
 rings ("them" can only be phones: only a phone is answered); what is said of them first is only why."""
@@ -428,7 +447,8 @@ _FOR_LIKE = re.compile(r"\bfor\s+like\s+", re.IGNORECASE)
 _HERE_TO_ME = re.compile(r"\b(?:over\s+)?here\s+(?=to\s+me\b)", re.IGNORECASE)
 """"bring the phone here to me": to me."""
 _WHATEVER_IS = re.compile(r"\b(?P<verb>wash|clean|rinse|scrub)\s+(?:whatever(?:['\u2019]s|\s+is)|"
-                          r"what(?:['\u2019]?s|\s+is)|everything(?:\s+that(?:['\u2019]s|\s+is))?|anything(?:\s+that(?:['\u2019]s|\s+is))?|whatever)\s+(?:(?:piled|"
+                          r"what(?:['\u2019]?s|\s+is)|everything(?:\s+that(?:['\u2019]s|\s+is))?|anything(?:\s+"
+                          r"that(?:['\u2019]s|\s+is))?|whatever)\s+(?:(?:piled|"
                           r"stacked|sitting|"
                           r"left|lying)\s+(?:up\s+)?)?(?=(?:in|on)\s+the\b)", re.IGNORECASE)
 """"wash whatever's piled up in the kitchen sink": wash all the dishes in the kitchen sink."""
@@ -453,7 +473,8 @@ def _here_said(where: str) -> str:
     return "here" if where.lower().startswith("this") else where
 
 
-_IN_A_ROOM = re.compile(r"^\s+in\s+(?:the\s+)?(?:kitchen|bedroom|bathroom|living\s+room|office|garage|hallway|laundry\s+room|"
+_IN_A_ROOM = re.compile(r"^\s+in\s+(?:the\s+)?(?:kitchen|bedroom|bathroom|living\s+room|office|garage|hallway|"
+                        r"laundry\s+room|"
                         r"dining\s+room)(?:\s+\d)?$", re.IGNORECASE)
 
 
@@ -683,7 +704,8 @@ def _one_said_as_its_noun(task: str, grounder: Grounder, graph: WorldGraph, doma
 
 
 _QUESTION_FIRST = re.compile(r"^\s*(?:(?:did|does|do|is|are|was|were|has|have|had)\b[^?]*\?+|"
-                             r"(?:i\s+)?(?:think|reckon)\s+i\s+(?:heard|saw|smelt|smelled|noticed)\b[^,.;!?\-\u2013\u2014]*(?:[,.;!]+|\s+[-\u2013\u2014]+))"
+                             r"(?:i\s+)?(?:think|reckon)\s+i\s+(?:heard|saw|smelt|smelled|"
+                             r"noticed)\b[^,.;!?\-\u2013\u2014]*(?:[,.;!]+|\s+[-\u2013\u2014]+))"
                              r"\s*(?P<rest>\S.*)$", re.IGNORECASE | re.DOTALL)
 """"did anyone leave a tap running? make sure every faucet in the house is off", "I think I heard water running -
 make sure ...": a question or a hunch first, then what is asked."""
@@ -850,8 +872,10 @@ _HABIT_AT_THE_END = re.compile(r"\s*[,;.-]+\s*(?:it|they|that|this)\s+(?:always\
 """"..., it keeps getting left open": what keeps happening, said as the reason (not a state asked for)."""
 _WHY_AT_THE_END = re.compile(
     r"\s*[,;.!?-]+\s*(?:(?:it|this|that)\s+(?:looks|look|is)\s+like\s+[^.?!]*"  # "..., it looks like a bomb went off"
-    r"|(?:he|she|they|[A-Z][a-z]+)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+(?:still\s+)?[a-z]+ing(?:\s+(?:it|that|now))?"
-    r"|(?:i|he|she|they|[A-Z][a-z]+)(?:['\u2019]s|['\u2019]ve|\s+has|\s+have)?\s+got\s+(?:my|his|her|their)\s+hands\s+full"
+    r"|(?:he|she|they|[A-Z][a-z]+)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+(?:still\s+)?[a-z]+ing(?:\s+(?:it|that|"
+    r"now))?"
+    r"|(?:i|he|she|they|[A-Z][a-z]+)(?:['\u2019]s|['\u2019]ve|\s+has|\s+have)?\s+got\s+(?:my|his|her|their)\s+"
+    r"hands\s+full"
     r"|(?:the|my|our|his|her)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:will|would|'ll|might|could)\s+(?:go\s+(?:bad|off|warm)|spoil|"
     r"melt|get\s+warm)"
     r"|what\s+a\s+(?:waste|shame|pain|mess)\b[^.?!]*"  # "..., what a waste of water"
@@ -859,21 +883,27 @@ _WHY_AT_THE_END = re.compile(
     r"\s*[.!?]*\s*$")
 """"..., Michael's still reading", "..., Jessica's got her hands full", "..., the pizza will go bad": why (a person
 busy, a thing that would spoil), not a request."""
-_WHERE_I_WENT = re.compile(r"^\s*I(?:['\u2019]ve|\s+have)?\s+(?:gone|come|moved|went|headed)\s+(?:up\s+|down\s+|over\s+)?"
+_WHERE_I_WENT = re.compile(r"^\s*I(?:['\u2019]ve|\s+have)?\s+(?:gone|come|moved|went|headed)\s+(?:up\s+|down\s+|"
+                           r"over\s+)?"
                            r"(?:to|into)\s+[^,.;!?\-]+?\s*(?:[,.;!?]+|\s[-\u2013\u2014]+)\s*")
 """"I've gone up to bedroom 3 - can you bring me ...": where the speaker is (the memory's "me" is the speaker)."""
-_LEFT_GOING = re.compile(r"\b(?P<lead>left\s+(?:the|a|my)\s+(?:[a-z]+\s+){0,3}?(?:tap|taps|faucet|water))\s+(?:going|on)\b",
+_LEFT_GOING = re.compile(r"\b(?P<lead>left\s+(?:the|a|my)\s+(?:[a-z]+\s+){0,3}?(?:tap|taps|faucet|water))\s+(?:going|"
+                         r"on)\b",
                          re.IGNORECASE)
 """"somebody's left the bathroom tap going": running."""
-_HEAR_WATER = re.compile(r"\bI\s+can\s+hear\s+(?:the\s+)?(?:water|a\s+tap|the\s+tap)\s+running\s+in\s+(?P<where>(?:the\s+)?"
+_HEAR_WATER = re.compile(r"\bI\s+can\s+hear\s+(?:the\s+)?(?:water|a\s+tap|the\s+tap)\s+running\s+in\s+"
+                         r"(?P<where>(?:the\s+)?"
                          r"[a-z]+(?:\s+room)?(?:\s+\d)?)", re.IGNORECASE)
 """"I can hear water running in the kitchen": the tap in the kitchen is running."""
-_MAKE_SURE_HAS = re.compile(r"\bmake\s+sure\s+(?P<who>[A-Z][a-z]+)(?:['\u2019]s|\s+has)\s+got\s+(?P<what>(?:the|his|her)\s+"
-                            r"[^,.;!?]+?)(?:\s+before\s+(?:he|she|they)\s+(?:heads?|goes|leaves|go)(?:\s+(?:out|off))?)?"
+_MAKE_SURE_HAS = re.compile(r"\bmake\s+sure\s+(?P<who>[A-Z][a-z]+)(?:['\u2019]s|\s+has)\s+got\s+(?P<what>(?:the|his|"
+                            r"her)\s+"
+                            r"[^,.;!?]+?)(?:\s+before\s+(?:he|she|they)\s+(?:heads?|goes|leaves|go)(?:\s+(?:out|"
+                            r"off))?)?"
                             r"(?=\s*[,.;!?]|\s*$)")
 """"make sure Michael's got the gold phone before he heads out": give Michael the gold phone."""
-_MAKE_SURE_PUT = re.compile(r"\bmake\s+sure\s+(?P<what>(?:the|my|our)\s+[a-z]+(?:\s+[a-z]+){0,2}?)\s+(?:got|gets|is|was|has\s+"
-                            r"been)\s+put\s+(?:away\s+|back\s+)?(?P<where>(?:in|on|into|inside)\s+the)\b", re.IGNORECASE)
+_MAKE_SURE_PUT = re.compile(r"\bmake\s+sure\s+(?P<what>(?:the|my|our)\s+[a-z]+(?:\s+[a-z]+){0,2}?)\s+"
+                            r"(?:got|gets|is|was|has\s+been)\s+put\s+(?:away\s+|back\s+)?"
+                            r"(?P<where>(?:in|on|into|inside)\s+the)\b", re.IGNORECASE)
 """"make sure the pasta box got put away in the pantry": put the pasta box in the pantry."""
 
 

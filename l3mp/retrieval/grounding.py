@@ -946,7 +946,8 @@ def _named_before(mentions: list[Mention], words: list[str], narrowed: dict[int,
                 words[mention.start - 1] not in ("the", "that", "this")):
             continue
         said = mention.words.split()
-        earlier = [m for m in out[:k] if m.entity in pool and m.qualifies is None and m.words.split()[-len(said):] == said
+        earlier = [m for m in out[:k] if m.entity in pool and m.qualifies is None
+                   and m.words.split()[-len(said):] == said
                    and (len(m.words.split()) > len(said) or len(m.candidates) == 1)]  # "the tap in bathroom 2 ...
         # turned the tap back off": the same words, narrowed to one by what was said of it then
         if {m.entity for m in earlier} and len({m.entity for m in earlier}) == 1 and not _OTHER_WORDS & set(

@@ -63,7 +63,8 @@ _TOLD = re.compile(
     r"^\s*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)?(?:remember|note|make a note|keep in mind|"
     r"write down|record)\s*[:,]?\s+(?:that\s+)?(?=\w)|"
     r"^\s*(?:just\s+)?(?:so\s+you\s+know|fyi|for your information)\s*[,:]?\s*|"
-    r"^\s*(?:(?:hey|oh|so|btw)\s*,?\s+)?(?:did|have)\s+you\s+(?:notice|noticed|see|seen|hear|heard)\s+(?:that\s+)?(?=\w)",
+    r"^\s*(?:(?:hey|oh|so|btw)\s*,?\s+)?(?:did|have)\s+you\s+(?:notice|noticed|see|seen|hear|heard)\s+"
+    r"(?:that\s+)?(?=\w)",
     re.IGNORECASE)
 """A report framed as something to remember ("Could you remember that Tom put the mug away?") or to notice ("Did
 you notice Michael stuck the magazine on the bookshelf?"): it tells."""
@@ -153,8 +154,10 @@ def eaten_from(text: str) -> str:
 
 
 _RELATIVE_PLACE = re.compile(
-    r"\s+(?:that|which)(?:\s+(?:was|is|were|are)|'s)\s+(?:still\s+|just\s+)?(?:sitting\s+|lying\s+|standing\s+|soaking\s+|"
-    r"waiting\s+|drying\s+|charging\s+)?(?=(?:on|in|inside|at|under|beside|near|next\s+to)\s+(?:(?:the|a|an|his|her|their|my|our|its)\b|"
+    r"\s+(?:that|which)(?:\s+(?:was|is|were|are)|'s)\s+(?:still\s+|just\s+)?(?:sitting\s+|lying\s+|standing\s+|"
+    r"soaking\s+|"
+    r"waiting\s+|drying\s+|charging\s+)?(?=(?:on|in|inside|at|under|beside|near|next\s+to)\s+(?:(?:the|a|an|his|her|"
+    r"their|my|our|its)\b|"
     r"[a-z]+\s+\d|[a-z]+['\u2019]s\s))",
     re.IGNORECASE)
 """"the bag of chips that was on the kitchen island": the bag of chips on the kitchen island ("that was on David's
@@ -176,7 +179,8 @@ _PICKED_UP_RINGING = re.compile(
     re.IGNORECASE)
 """"picked up the phone that was ringing", "grabbed the ringing phone": answered it."""
 _RINSED_OUT = re.compile(r"\b(?P<verb>rinsed|washed|cleaned|scrubbed|wiped)"
-                         r"(?P<what>\s+(?:the|his|her|their|my|our|a|it|them)(?:\s+[a-z0-9]+){0,4}?)?\s+out\b(?!\s+of\b)",
+                         r"(?P<what>\s+(?:the|his|her|their|my|our|a|it|them)(?:\s+[a-z0-9]+){0,4}?)?\s+out\b(?!\s+"
+                         r"of\b)",
                          re.IGNORECASE)
 """"rinsed the cup out", "washed out the mug": rinsed the cup ("out" is no light going out)."""
 _FOUND = re.compile(r"\b(?:found|spotted|noticed)\s+(?=(?:the|his|her|their|my|our)\s[^,.;!?]*?\band\s+(?:then\s+)?"
@@ -187,7 +191,8 @@ _TOOK_THE_CALL = re.compile(r"\s+and\s+(?:took|answered|got)\s+the\s+call\b", re
 """"picked up the phone and took the call": and answered it."""
 _NEEDS_A_WASH = re.compile(
     r"(?P<lead>,\s*(?:so\s+)?|\s+and\s+(?:now\s+)?|\s+so\s+)(?P<it>it|they)(?:\s+(?:really|badly|definitely))?\s+"
-    r"(?:needs?|could\s+do\s+with|will\s+need)\s+(?:a\s+(?:good\s+)?)?(?:washing|wash|cleaning|clean|rinse|rinsing|scrub)"
+    r"(?:needs?|could\s+do\s+with|will\s+need)\s+(?:a\s+(?:good\s+)?)?(?:washing|wash|cleaning|clean|rinse|rinsing|"
+    r"scrub)"
     r"(?:\s+(?:up|out))?(?:\s+now)?\b", re.IGNORECASE)
 """"ate out of the bowl, it needs washing now": it is dirty (what it needs says how it is)."""
 _SO_THAT_ONE = re.compile(r"(?P<lead>,\s*so\s+|\s+so\s+)that(?:\s+one)?\s+(?=(?:is|['\u2019]s|needs?|could|will)\b)",
@@ -227,7 +232,8 @@ _ATE = re.compile(
 
 
 _HAS_BEEN = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:just\s+|already\s+|finally\s+)?"
-                       r"(?:been|gone|stopped|started|finished|left|taken|got|put|moved|turned|switched|washed|cleaned|rinsed|answered|"
+                       r"(?:been|gone|stopped|started|finished|left|taken|got|put|moved|turned|switched|washed|"
+                       r"cleaned|rinsed|answered|"
                        r"headed|wandered|walked|nipped|popped|dashed|stepped|snuck|gone|"
                        r"eaten|drunk|dropped|brought|carried|picked|grabbed|returned|gone)\b)", re.IGNORECASE)
 _IS_DOING = re.compile(r"(?<=\w)['\u2019]s\s+(?=[a-z]+ing\s+(?:the|a|an|some|his|her|their|my|our|it|them)\b)",
@@ -347,10 +353,12 @@ _LEFT_SO_BEFORE = re.compile(
     re.IGNORECASE)
 """"I shut the fridge in kitchen 1, someone left it wide open AGAIN": how it was before the change, not a change."""
 _IT_WAS_DARK = re.compile(
-    r"[,;:]\s*(?:and\s+|because\s+|as\s+|since\s+)?it\s+(?:was|'d\s+been|had\s+been)\s+(?:pitch\s+|so\s+|too\s+|really\s+|"
+    r"[,;:]\s*(?:and\s+|because\s+|as\s+|since\s+)?it\s+(?:was|'d\s+been|had\s+been)\s+(?:pitch\s+|so\s+|too\s+|"
+    r"really\s+|"
     r"completely\s+|way\s+too\s+)?(?:black|dark|gloomy)(?:\s+in\s+(?:there|here))?\s*(?=$|[.!?])|"
     r"[,;:]\s*(?:and\s+|because\s+|as\s+|since\s+)?it\s+(?:was|'d\s+been|had\s+been)\s+(?:left\s+)?(?:running|on|open|"
-    r"ringing)\s+(?:for\s+ages|for\s+hours|all\s+(?:night|day|morning|evening|afternoon)|since\s+[a-z]+|again)\s*(?=$|[.!?])",
+    r"ringing)\s+(?:for\s+ages|for\s+hours|all\s+(?:night|day|morning|evening|afternoon)|since\s+[a-z]+|"
+    r"again)\s*(?=$|[.!?])",
     re.IGNORECASE)
 """"Finally got the living room light on, it was pitch black in there", "the tap's been turned off, it was running
 for ages": how it was before, not a light put out or a tap turned on."""
@@ -452,11 +460,13 @@ _LEFT_UNDONE = re.compile(
     r"|\bforgot\s+to\s+(?P<verb2>close|shut|turn\s+off|switch\s+off|clean|wash|rinse)\s+(?P<what2>" + _THING + r")"
     r"(?=\s*(?:$|[,.;!?]|and\b|but\b|so\b|again\b))", re.IGNORECASE)
 _LEFT_UNDONE_AFTER = re.compile(
-    r"\b(?:didn['\u2019]t|did\s+not|never)\s+(?:bother\s+(?:to\s+)?|even\s+)?(?:turning|turn|turned|switching|switch|switched)"
+    r"\b(?:didn['\u2019]t|did\s+not|never)\s+(?:bother\s+(?:to\s+)?|even\s+)?(?:turning|turn|turned|switching|switch|"
+    r"switched)"
     r"\s+(?P<what>" + _THING + r")\s+off\b|\bforgot\s+to\s+(?:turn|switch)\s+(?P<what2>" + _THING + r")\s+off\b",
     re.IGNORECASE)
 _NO_LONGER_IN = re.compile(
-    r"\b(?P<who>[a-z]+)(?:['\u2019]s|\s+is)\s+(?:not|no\s+longer)\s+in\s+(?:the\s+)?(?:[a-z]+\s+){0,2}?[a-z]+(?:\s+\d+)?"
+    r"\b(?P<who>[a-z]+)(?:['\u2019]s|\s+is)\s+(?:not|no\s+longer)\s+in\s+(?:the\s+)?(?:[a-z]+\s+){0,2}?[a-z]+(?:\s+"
+    r"\d+)?"
     r"(?:\s+any\s*more)?\s*,\s+(?:he|she|they)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+(?=(?:in|at|out\s+in)\b)",
     re.IGNORECASE)
 """"Michael's not in the living room any more, he's in the bathroom": where he is now is what counts."""
@@ -503,30 +513,35 @@ _THE_ONE_THERE = re.compile(r"\bthe\s+(?:other\s+)?(?P<what>[a-z]+(?:\s+[a-z]+){
 
 _RANG_AND_GOT_IT = re.compile(r"(?P<lead>\b(?:rang|ringing|went\s+off|going\s+off)\b[^.;!?]*?(?:,|\band\b)\s*"
                               r"(?:then\s+)?(?:[A-Z][a-z]+|[a-z]+(?=\s+(?:ran|came|rushed|dashed|went|got))|he|she)\s+"
-                              r"(?:(?:ran|came|rushed|dashed|hurried|went)\s+(?:in|over|up|down|in\s+there|over\s+there)"
+                              r"(?:(?:ran|came|rushed|dashed|hurried|went)\s+(?:in|over|up|down|in\s+there|over\s+"
+                              r"there)"
                               r"\s+and\s+)?)got\s+(?=(?:it|that)\b)")
 """"the cordless rang and Michael got it": he answered it."""
 _RANG_AND_PICKED_UP = re.compile(r"(?P<lead>\b(?:rang|ringing|went\s+off|going\s+off)\b[^.;!?]*?(?:,|\band\b)\s*"
                                  r"(?:then\s+)?(?:[A-Z][a-z]+|he|she|they)\s+)picked\s+(?P<it>it|that)\s+up\b")
 """"Emily's silver smartphone rang and she picked it up": she answered it."""
 _NOT_THERE_NOW = re.compile(r"(?:\s+(?:is|are)|['\u2019]s)\s+(?:not|no\s+longer)\s+(?:in|on|at|inside)\s+[^,.;!?]*?"
-                            r"(?:\s+any\s*more)?\s*[,;]\s*(?:it|they)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+(?:now\s+)?"
+                            r"(?:\s+any\s*more)?\s*[,;]\s*(?:it|they)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+"
+                            r"(?:now\s+)?"
                             r"(?:sitting\s+|lying\s+|standing\s+)?(?=(?:in|on|inside)\b)", re.IGNORECASE)
 """"yellow cup's not in the pantry anymore, it's sitting in the kitchen sink": it is in the kitchen sink now."""
 _HAD_IT_OUT = re.compile(r"^\s*(?:someone|somebody|[A-Z][a-z]+)\s+had\s+(?P<what>the\s+[^,.;!?]+?)\s+out\s*[,;]\s*"
                          r"(?:it|they)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+(?:now\s+)?(?=(?:in|on|inside)\b)")
 """"someone had the chips out, they're on the kitchen table now": the chips are on the kitchen table now."""
 _PUT_IT_THERE = re.compile(r"(?P<said>\b(?:is|are|['\u2019]s|['\u2019]re)\s+(?:now\s+)?(?:in|on|inside)\b[^,.;!?]*?)"
-                          r"\s*[,;]\s*(?:and\s+)?(?:[Ii]|he|she|they|we|someone|somebody|[A-Z][a-z]+)\s+(?:put|moved|stuck|left)\s+"
+                          r"\s*[,;]\s*(?:and\s+)?(?:[Ii]|he|she|they|we|someone|somebody|[A-Z][a-z]+)\s+(?:put|moved|"
+                          r"stuck|left)\s+"
                           r"(?:it|them)\s+there\b")
 """"The saucepan ... is in the dishwasher now, I put it there": where it is, said twice (who put it there is no
 change of its own)."""
 _THAT_HAS_IT = re.compile(r"\b(?:that|which)\s+(?:has|had)\s+(?P<what>(?:the|a|an|his|her|their|my)\s+[^,.;!?]+?)\s+"
                          r"(?P<on>on|in|inside)\s+(?P<it>it|them)\b", re.IGNORECASE)
 """"the dresser that has the black textbook on it": the dresser with the black textbook on it (which one)."""
-_THAT_WAS_THERE = re.compile(r"(?P<at>\b(?P<prep>on|in|inside)\s+(?P<place>the\s+[a-z]+(?:\s+(?!(?:in|on|and|at|with|to|"
+_THAT_WAS_THERE = re.compile(r"(?P<at>\b(?P<prep>on|in|inside)\s+(?P<place>the\s+[a-z]+(?:\s+(?!(?:in|on|and|at|with|"
+                             r"to|"
                              r"from)\b)[a-z]+)?(?:\s+(?:in|on)\s+(?:the\s+)?[a-z]+(?:\s+\d)?)?))"
-                             r"(?P<mid>\s+[^.;!?]*?\bthe\s+[a-z]+(?:\s+[a-z]+)?)\s+(?:that|which)\s+(?:was|were|is|are)\s+"
+                             r"(?P<mid>\s+[^.;!?]*?\bthe\s+[a-z]+(?:\s+[a-z]+)?)\s+(?:that|which)\s+(?:was|were|is|"
+                             r"are)\s+"
                              r"(?:still\s+)?(?:sitting\s+|lying\s+)?there\b", re.IGNORECASE)
 """"put some flowers on the console table and grabbed the black phone that was there": the black phone on the
 console table (the place named before it)."""
@@ -556,7 +571,8 @@ def _one_said_as_its_noun(text: str) -> str:
     return _THE_X_ONE.sub(noun, text)
 
 
-_STILL_THERE = re.compile(r"\s*[,;]\s*(?:it|they)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+still\s+(?:sitting|lying|standing)\s+"
+_STILL_THERE = re.compile(r"\s*[,;]\s*(?:it|they)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+still\s+(?:sitting|lying|"
+                          r"standing)\s+"
                           r"(?:in|on)\s+(?:the\s+)?[a-z]+(?:\s+[a-z]+)?(?:\s+\d)?(?:\s+to\s+(?:drip\s+)?dry|\s+tho|"
                           r"\s+though)?\s*[.!]*\s*$", re.IGNORECASE)
 """"I washed the blue teapot, it's still sitting in the sink tho": where it already was (nothing moved)."""
@@ -576,7 +592,8 @@ _FOR_A_MEAL = re.compile(r"\s+for\s+(?:his|her|their|my|our|a|some)\s+(?:quick\s
 """"used the orange plate for his toast, it's on the counter now": what for changes nothing."""
 _NAMING = frozenset({"the", "his", "her", "their", "my", "your", "our", "its", "this", "that", "these", "those"})
 """Words that make what follows a thing of the home ("the", a possessive)."""
-_TO_REST = re.compile(r"\s+(?:and\s+)?(?:went|has\s+gone|'s\s+gone|is\s+gone|gone|headed|is\s+off|'s\s+off)\s+(?:off\s+)?"
+_TO_REST = re.compile(r"\s+(?:and\s+)?(?:went|has\s+gone|'s\s+gone|is\s+gone|gone|headed|is\s+off|'s\s+off)\s+"
+                      r"(?:off\s+)?"
                       r"(?:to\s+(?:sleep|bed)|for\s+(?:a|her|his|their)\s+(?:nap|lie[\s-]+down|rest|kip|snooze|shower|"
                       r"bath|walk|run|jog|smoke|break))\b(?!\s+(?:in|into|to|on|upstairs|downstairs)\b)", re.IGNORECASE)
 """"switched off the bedside lamp and went to sleep", "has gone for a lie down, she's in the bedroom now": what a
@@ -584,7 +601,8 @@ person went to do there, no place ("went to the bedroom" is a place, read as suc
 _GOT_UP = re.compile(r"\b(?:got|gets|woke|jumped|sat)\s+up\s+(?:and\s+)?(?=(?:went|walked|ran|headed|came|moved|"
                      r"took|grabbed|picked|put|turned|switched|opened|closed)\b)", re.IGNORECASE)
 """"Sarah got up and went to the bathroom": she went to the bathroom ("got up" is no taking)."""
-_SO_THEY = re.compile(r"^(?P<who>[A-Z][a-z]+)(?P<why>(?:['\u2019]s|\s+(?:is|was|had|needed|wanted|felt|got))\b[^,.;!?]*?)"
+_SO_THEY = re.compile(r"^(?P<who>[A-Z][a-z]+)(?P<why>(?:['\u2019]s|\s+(?:is|was|had|needed|wanted|felt|"
+                      r"got))\b[^,.;!?]*?)"
                       r",?\s+so\s+(?:he|she|they)\s+(?=[a-z])")
 """"Michael's done reading for tonight so he switched off his desk lamp": why, then what he did (the reason names
 no thing: no definite or possessive words in it)."""
@@ -602,7 +620,8 @@ _SO_DONT = re.compile(r"\s*,?\s*so\s+(?:don['\u2019]?t|do\s+not)\s+(?:count\s+on
                       r"look\s+for|go\s+looking\s+for)\s+(?:it|them)\b[^,.;!?]*", re.IGNORECASE)
 """"Mike drank it, so don't count on it": advice, no event."""
 _SO_THEY_STAY = re.compile(r"\s+so\s+(?:that\s+)?(?:it|they)\s+(?:stay|stays|keep|keeps|don['\u2019]?t\s+go|"
-                           r"won['\u2019]?t\s+go)(?:\s+(?:fresh|cold|cool|warm|good|off|bad|safe)\b|(?=\s*[,.;!?]|\s*$))",
+                           r"won['\u2019]?t\s+go)(?:\s+(?:fresh|cold|cool|warm|good|off|bad|safe)\b|(?=\s*[,.;!?]|"
+                           r"\s*$))",
                            re.IGNORECASE)
 _DID_THE_DISHES = re.compile(r"\b(?:did|done|finished)\s+(?:all\s+)?(?:the|those|these)\s+(?:dishes|washing[\s-]up)\b",
                              re.IGNORECASE)

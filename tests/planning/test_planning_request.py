@@ -781,7 +781,8 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("turn off every light except the reading lamp, Michael's still reading",
      "turn off every light except the reading lamp"),
     ("can you pick up? Jessica's got her hands full", "can you pick up"),
-    ("make sure the fridge in kitchen 2 is closed, the pizza will go bad", "make sure the fridge in kitchen 2 is closed"),
+    ("make sure the fridge in kitchen 2 is closed, the pizza will go bad",
+     "make sure the fridge in kitchen 2 is closed"),
     ("make sure Michael's got the atlas before he heads out", "give Michael the atlas"),
     ("make sure the pasta box got put away in the pantry", "put the pasta box in the pantry"),
     ("Who left the banana out on the island?? put it back in the fridge", "put the banana back in the fridge"),
@@ -791,7 +792,8 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("Somebody left the dishwasher in kitchen 1 hanging open again, shut it pls", "shut the dishwasher in kitchen 1"),
     ("Jessica's been craving a yogurt all afternoon", "give Jessica the yogurt"),  # she wants one
     ("mmm I could really go for an apple right about now", "bring me the apple"),
-    ("man I'm starving... that pear on the kitchen island is calling my name", "bring me the pear on the kitchen island"),
+    ("man I'm starving... that pear on the kitchen island is calling my name",
+     "bring me the pear on the kitchen island"),
     ("I'm so bored... the green comic book would really save me", "bring me the green comic book"),
     ("wash the green cup for me? I want my tea in that one", "wash the green cup"),  # why
     ("I've gone up to bedroom 2 - can you bring me the atlas?", "can you bring me the atlas?"),  # where "me" is
@@ -799,8 +801,8 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("I can hear water running in the kitchen... what a waste", "the tap in the kitchen is running"),
     ("close both pantries, and shut the tap off in kitchen 1 while ur there",
      "close both pantries, and turn off the tap in kitchen 1"),
-    ("put the tv on for Michael and take him the bag of chips too", "turn on the tv for Michael and take Michael the bag "
-                                                                   "of chips"),
+    ("put the tv on for Michael and take him the bag of chips too",
+     "turn on the tv for Michael and take Michael the bag of chips"),
     ("take the phone off Michael and hand it to Sarah", "take the phone from Michael and hand it to Sarah"),
     ("Answer the phone in bedroom three", "Answer the phone in bedroom 3"),
     ("switch off every light except the living room one", "switch off every light except the living room one"),
