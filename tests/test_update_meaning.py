@@ -298,3 +298,18 @@ def test_a_report_never_changes_the_robots_own_state():
     found = problems(Delta(add=(F("holding", "the_robot", "mug"),)), stated, mentions, allowed, graph, household(),
                      frozenset({"item"}), text)
     assert any("robot's own state" in p for p in found), found
+
+
+def test_what_is_given_to_him_ends_with_him_not_with_the_one_who_took_it_out():
+    """"Bob came into the kitchen so Alice got the milk out of the fridge and gave it to him": an answer that says
+    both Alice and Bob have the milk keeps Bob's (the one "him" stands for), whoever is named later."""
+    graph = house_graph()
+    graph.add_entity("bob", "person", label="Bob")
+    graph.add_fact(F("in_room", "bob", "kitchen"))
+    grounder = Grounder(household(), household_rules())
+    text = "Bob came into the kitchen so Alice got the milk out of the fridge and gave it to him"
+    stated = [Stated(F("has", "alice", "milk1"), True), Stated(F("has", "bob", "milk1"), True)]
+    kept, notes = repair(stated, grounder.ground(text, graph), text, Lexicon.for_domain(household()),
+                         household_rules(), graph, household())
+    assert Stated(F("has", "bob", "milk1"), True) in kept and Stated(F("has", "alice", "milk1"), True) not in kept
+    assert "dropped (has alice milk1): (has bob milk1) is where the text leaves milk1" in notes

@@ -413,9 +413,12 @@ _BACK_OFF_THEM = re.compile(r"\b(?P<verb>get|take|grab)\s+(?P<it>it|them)\s+back
 _PHONES_GOING_OFF = re.compile(r"\b(?P<what>phones?|smartphones?|mobiles?|cordless(?:\s+phones?)?)\s+"
                                r"(?P<be>(?:is|are|'s|keep|keeps)\s+)?(?:going|went|goes|go)\s+off\b", re.IGNORECASE)
 """"two phones going off at once?! answer them both": ringing ("off" is no state of a phone)."""
-_OFF_SOMEONE = re.compile(r"\b(?P<verb>take|grab|get)\s+(?P<what>(?:the|her|his|my)\s+[a-z]+(?:\s+[a-z]+)?)\s+off\s+"
-                          r"(?P<who>[A-Z][a-z]+|him|her|them)\b")
-""""take the phone off Michael and hand it to Sarah": from Michael."""
+_OFF_SOMEONE = re.compile(r"\b(?P<verb>take|grab|get)\s+(?P<what>(?:the|her|his|my)\s+[a-z]+(?:\s+[a-z]+)?|it|them)\s+"
+                          r"off\s+(?P<who>[A-Z][a-z]+|him|her|them|me)\b")
+""""take the phone off Michael and hand it to Sarah": from Michael; "take it off me": from me."""
+_IN_THE_SHOWER = re.compile(r"\s*[,.;!-]*\s*(?:i['\u2019]?m|i\s+am)\s+(?:in\s+the\s+(?:shower|bath|bathtub|loo|toilet)|"
+                            r"on\s+the\s+(?:loo|toilet))\b[^.?!]*", re.IGNORECASE)
+""""can u answer the phone please im in the shower": why the speaker cannot (no thing of the home)."""
 _INTERROBANG = re.compile(r"(?:\?+!+|!+\?+)[?!]*")
 """"two phones ringing at once?!": an exclamation, no question."""
 _LEFT_AT_THE_END = re.compile(r"\s*[.?!,;]+\s*(?:somebody|someone|some\s+one|[A-Z][a-z]+)\s+(?:has\s+|must\s+have\s+)?"
@@ -503,7 +506,7 @@ def _plainer(task: str) -> str:
         "", _WHEN_DONE_FIRST.sub("", meaning.numbered_rooms(_INTERROBANG.sub("!", task)))))))))
     text = _EVERY_SINGLE.sub("every", _TOO_AT_THE_END.sub("", _LEFT_AT_THE_END.sub("", text)))
     text = _PLEASE_AT_THE_END.sub("", text) or text  # "turn on the floor lamp and the tv please": only polite
-    text = _WHY_AT_THE_END.sub("", text) or text
+    text = _WHY_AT_THE_END.sub("", _IN_THE_SHOWER.sub("", text)) or text
     text = _HEAR_WATER.sub(lambda m: f"the tap in {m['where']} is running", _LEFT_GOING.sub(
         lambda m: f"{m['lead']} running", _WHERE_I_WENT.sub("", text)))
     text = _MAKE_SURE_PUT.sub(lambda m: f"put {m['what']} {m['where']}", _MAKE_SURE_HAS.sub(

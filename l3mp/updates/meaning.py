@@ -994,6 +994,7 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
             kept.append(literal)
     givers = {n for m in mentions if m.end < len(words) and words[m.end] in lexicon.gives for n in m.candidates
               if domain.is_subtype(graph.entity_type(n) or "", "person")}  # "Jess passed him the dictionary"
+    givers |= _subjects_of_giving(words, mentions, lexicon, graph, domain)
     kept = _last_place(kept, mentions, sources | givers, rules, graph, notes)
     kept = [_nearest_place(s, mentions, rules, graph, notes) for s in kept]
     added = _new_places(kept, mentions, sources, rules, graph, domain, notes, words, lexicon)
@@ -1382,6 +1383,22 @@ def _clause(words: list[str], start: int, end: int) -> tuple[int, int]:
     while right < len(words) and words[right] not in _CLAUSE_BREAKS:
         right += 1
     return left, right
+
+
+def _subjects_of_giving(words: list[str], mentions: Sequence[Mention], lexicon: Lexicon, graph: WorldGraph,
+                        domain: Domain) -> set[str]:
+    """Who gives, in "Jessica got the yogurt out of the fridge and gave it to him": the last person named before a
+    verb of giving in its sentence (not one named only as whose a thing is), when the verb gives to a pronoun ("it to
+    him", "him the book"): whatever that person held before, the one the pronoun stands for has it last."""
+    out: set[str] = set()
+    for i, word in enumerate(words):
+        if word not in lexicon.gives or not {"him", "her", "them"} & set(words[i + 1:i + 4]):
+            continue
+        people = [m for m in mentions if m.end <= i and m.qualifies is None and m.candidates and all(
+            domain.is_subtype(graph.entity_type(n) or "", "person") for n in m.candidates)]
+        if people:
+            out.update(people[-1].candidates)
+    return out
 
 
 def _last_place(stated: list[Stated], mentions: Sequence[Mention], sources: set[str], rules: RuleSet,

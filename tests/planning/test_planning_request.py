@@ -791,6 +791,10 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("pretty sure I left the fridge open earlier, shut it for me?", "shut the fridge?"),
     ("Somebody left the dishwasher in kitchen 1 hanging open again, shut it pls", "shut the dishwasher in kitchen 1"),
     ("Jessica's been craving a yogurt all afternoon", "give Jessica the yogurt"),  # she wants one
+    ("can u answer the phone please im in the shower", "can you answer the phone"),  # why: no shower to find
+    ("Michael's done with the atlas, take it off him and put it back on the shelf",
+     "Michael's done with the atlas, take it from him and put it back on the shelf"),  # "off": from him
+    ("ok I'm done with this atlas, could you take it off me", "ok I'm done with this atlas, could you take it from me"),
     ("mmm I could really go for an apple right about now", "bring me the apple"),
     ("man I'm starving... that pear on the kitchen island is calling my name",
      "bring me the pear on the kitchen island"),
