@@ -968,3 +968,14 @@ def test_a_thing_put_down_that_the_memory_has_none_of_changes_nothing_else_is_re
     assert _plainly(house().copy(), "Jessica put some flowers on the bookshelf in bedroom 1 and grabbed the "
                                     "atlas that was there") == (
         {F("on", "atlas_1", "bookshelf_2")}, {F("has", "jessica", "atlas_1")})
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    ("Jessica came back with a bag of oranges and put the soda can on the counter",
+     ["jessica", "soda_can_1", "counter_1"]),  # "oranges": no colour of the orange comic book is said in the plural
+    ("Jessica took the soda can out to the garage to drink", ["jessica", "soda_can_1", "garage_1"]),  # a verb
+    ("Jessica put the orange comic book on the counter", ["jessica", "orange_comic_book_1", "counter_1"]),
+])
+def test_a_colour_said_in_the_plural_and_to_drink_at_the_end_name_no_thing(text, named):
+    grounder = Grounder(household(), household_rules())
+    assert [m.candidates[0] for m in grounder.ground(text, house())] == named

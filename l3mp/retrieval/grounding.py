@@ -274,6 +274,13 @@ class _Entity:
     """The content words of its name ("hardcover_atlas_1": hardcover, atlas), whatever its label says."""
 
 
+_COLOURS = frozenset({"red", "orange", "yellow", "green", "blue", "purple", "pink", "black", "white", "grey", "gray",
+                      "brown", "gold", "silver"})
+_TO_DO = frozenset({"drink", "eat", "read", "snack", "cook", "watch", "play", "sip"})
+"""Words that are verbs after "to" at a clause's end ("took it back out to the garage to drink"), whatever thing of
+the home they also name."""
+
+
 class Grounder:
     """Finds the mentions of a text among a graph's entities (see the module docstring)."""
 
@@ -517,13 +524,16 @@ class Grounder:
             return None  # "red" of "red mug" is not a noun, whatever the mug turns out to be; "the small one"
         if not scored:
             return None
+        if max(scored.values()) == OTHER_WORD and words[i] == head + "s" and head in _COLOURS:
+            return None  # "a bag of oranges": a colour of the orange notebook is never said in the plural
         if max(scored.values()) == OTHER_WORD:  # "the wine": the wine bottle, not the wine glasses
             scored = self._contents(scored, vocabulary)
         if words[i].endswith("ing") and max(scored.values()) == OTHER_WORD and i > 0 and words[i - 1] in _ASPECT:
             return None  # "started reading it", "is sipping": a verb, not the reading lamp
-        if i > 0 and words[i - 1] == "to" and head == words[i] and len(_best(scored)) > 1 and not (
+        if i > 0 and words[i - 1] == "to" and head == words[i] and (len(_best(scored)) > 1 or (
+                words[i] in _TO_DO and (after is None or after in STOPWORDS - {"of", "in", "on"}))) and not (
                 after is not None and _NUMBER.fullmatch(after)):
-            return None  # "took the milk out of the fridge to drink": a verb, not one of the drinks
+            return None  # "took the milk out of the fridge to drink", "took it out to the garage to drink": a verb
         by_name = {e.name: e for e in vocabulary.entities}
         if after == "of" and i + 2 < len(words):  # "bag of oranges" is not the bag of rice
             of = vocabulary.known(words[i + 2])
