@@ -274,6 +274,8 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
     - a clause of a new thing ("brought home a watermelon and put the tomato on the table"): "new" or a noun the
       grounding did not find after "brought home" or "came home with", and no mention but people (language never
       adds things; the rest is read);
+    - a clause that puts down "some" or "a" thing the grounding did not find, naming only people and places
+      (`_puts_a_new_thing`: "put some flowers on the console table and grabbed the black phone");
     - a purpose or reason at the end that names nothing ("took the mug to make coffee", `_purpose`);
     - a comment after a comma on what went on before (`_commentary`: "..., nobody was watching it anyway", "..., it
       had been running all night");
