@@ -381,6 +381,9 @@ def test_what_a_plain_clause_states_is_added_to_a_model_answer_that_left_it_out(
      "the work light in the garage is still on and now the overhead light in there is on too"),  # the noun before
     ("the floor lamp is off, the overhead one too", "the floor lamp is off, the overhead lamp too"),
     ("I washed the blue teapot, it's still sitting in the sink tho", "I washed the blue teapot"),  # nothing moved
+    ("one of the phones in bedroom 2 is going off", "one of the phones in bedroom 2 is ringing"),  # a phone: ringing
+    ("The white smartphone on the side table went off", "The white smartphone on the side table rang"),
+    ("the light went off", "the light went off"),  # not a phone: off
     ("both lights are off, the floor lamp and the ceiling one", "both lights are off, the floor lamp and the ceiling "
                                                                 "light"),  # a light, as said first
     ("put some flowers on the console table and grabbed the black phone that was there",

@@ -501,6 +501,11 @@ _ON_THE_WAY = re.compile(r",?\s+on\s+(?:his|her|their|my|our|the)\s+way\s+(?:to|
 """"turned on the hallway light on her way to the bathroom": where she was going is no event."""
 _GONE_OFF = re.compile(r"\b(gone|went|go|goes|headed|ran|run|wandered)\s+off\b(?=\s+(?:to|into|in)\b)", re.IGNORECASE)
 """"gone off to the office": gone to the office ("off" is no light going off)."""
+_PHONE_WENT_OFF = re.compile(r"\b(?P<lead>(?:phones?|smartphones?|cordless(?:\s+phones?)?|mobiles?|landline)\b"
+                             r"[^,.;!?]{0,40}?)\s+(?:(?P<be>is|was|are|were|['\u2019]s)\s+)?(?P<verb>going|went|goes|gone)\s+off\b",
+                             re.IGNORECASE)
+""""one of the phones in bedroom 2 is going off", "the white smartphone on the side table went off": ringing, rang
+(only a phone: "the light went off" is the light off)."""
 
 _A_SIP = re.compile(r"(?:\s*,\s*|\s+)(?:had|took)\s+a\s+(?:quick\s+|little\s+|small\s+|big\s+)?(?:sip|swig|gulp|"
                     r"taste|slurp|mouthful)(?:\s+of\s+it)?(?=\s*(?:,|\band\b|\bthen\b))", re.IGNORECASE)
@@ -654,6 +659,8 @@ def plain_report(text: str) -> str:
     text = _OFF_INTO.sub("from ", _SO_THEY_STAY.sub("", _SO_DONT.sub("", _HAD_LEFT_IT.sub("", text))))
     text = _RANG_AND_GOT_IT.sub(lambda m: f"{m['lead']}answered ", _THE_ONE_THERE.sub(lambda m: f"the {m['what']} ",
                                                                                        text))
+    text = _PHONE_WENT_OFF.sub(lambda m: f"{m['lead']} rang" if m["verb"].lower() == "went" else
+                               f"{m['lead']} {m['be'] or 'is'} ringing", text)
     text = _GONE_OFF.sub(lambda m: m[1], _OUTTA.sub("out of", _ON_THE_WAY.sub("", eaten_from(_A_SIP.sub("", text)))))
     text = _PICKED_UP_RINGING.sub(lambda m: f"answered {m['det']} {m['noun'] or m['noun2']}", text)
     text = relative_places(text)
