@@ -425,17 +425,16 @@ _LEFT_AT_THE_END = re.compile(r"\s*[.?!,;]+\s*(?:somebody|someone|some\s+one|[A-
                               r"left\s+(?:it|them|the\s+[^.?!,;]+?)\s+(?:running|on|open)(?:\s+again)?\s*[.!?]*\s*$",
                               re.IGNORECASE)
 """"can you turn off the water in the bathroom? somebody left the tap running": why (who left it so)."""
-_IN_THERE_TOO = re.compile(r"(?P<room>\bin\s+(?:the\s+)?(?:living\s+room|dining\s+room|laundry\s+room|bedroom|bathroom|"
-                           r"kitchen|office|garage|hallway)(?:\s+\d)?)\b(?P<mid>[^.?!]*?\band\s+(?:the|a)\s+"
-                           r"[a-z ]+?\s+)in\s+there\b",
-                           re.IGNORECASE)
+_ROOM_WORDS = r"(?:living\s+room|dining\s+room|laundry\s+room|bedroom|bathroom|kitchen|office|garage|hallway)"
+"""The words of a room said by its kind ("in kitchen 2", "in the living room")."""
+_IN_THERE_TOO = re.compile(r"(?P<room>\bin\s+(?:the\s+)?" + _ROOM_WORDS + r"(?:\s+\d)?)\b(?P<mid>[^.?!]*?\band\s+"
+                           r"(?:the|a)\s+[a-z ]+?\s+)in\s+there\b", re.IGNORECASE)
 """"Turn on the floor lamp in living room 1, and the tv in there too": the TV in living room 1."""
 _TOO_AT_THE_END = re.compile(r"\s+(?:too|as\s+well|also)(?=\s*,?\s*(?:please|pls|plz|thanks|thx)?\s*[.!?]*\s*$)",
                              re.IGNORECASE)
 """"..., and the tv in there too pls": and the tv in there."""
-_FOR_THEN_HIM = re.compile(r"\bfor\s+(?P<name>[A-Z][a-z]+)\s+and\s+(?:then\s+)?(?P<verb>take|bring|give|get|grab|"
-                           r"fetch|hand|"
-                           r"pass)\s+(?:him|her|them)\b")
+_FOR_THEN_HIM = re.compile(r"\bfor\s+(?P<name>[A-Z][a-z]+)\s+and\s+(?:then\s+)?"
+                           r"(?P<verb>take|bring|give|get|grab|fetch|hand|pass)\s+(?:him|her|them)\b")
 """"put the tv on for Michael and take him the bag of chips": take Michael the bag of chips."""
 _EVERY_SINGLE = re.compile(r"\b(?:every|each)\s+(?:single|last)\b|\beach\s+and\s+every\b", re.IGNORECASE)
 """"switch every single light in the house off": every light."""
@@ -476,9 +475,7 @@ def _here_said(where: str) -> str:
     return "here" if where.lower().startswith("this") else where
 
 
-_IN_A_ROOM = re.compile(r"^\s+in\s+(?:the\s+)?(?:kitchen|bedroom|bathroom|living\s+room|office|garage|hallway|"
-                        r"laundry\s+room|"
-                        r"dining\s+room)(?:\s+\d)?$", re.IGNORECASE)
+_IN_A_ROOM = re.compile(r"^\s+in\s+(?:the\s+)?" + _ROOM_WORDS + r"(?:\s+\d)?$", re.IGNORECASE)
 
 
 def _in_the_room(where: str | None) -> str:

@@ -516,14 +516,15 @@ _THE_ONE_THERE = re.compile(r"\bthe\s+(?:other\s+)?(?P<what>[a-z]+(?:\s+[a-z]+){
                             r"(?=(?:on|in|inside|from|by|near|next\s+to|beside)\s)", re.IGNORECASE)
 """"drank the other juice box, the one on the counter in kitchen 2": the juice box on that counter."""
 
-_RANG_AND_GOT_IT = re.compile(r"(?P<lead>\b(?:rang|ringing|went\s+off|going\s+off)\b[^.;!?]*?(?:,|\band\b)\s*"
-                              r"(?:then\s+)?(?:[A-Z][a-z]+|[a-z]+(?=\s+(?:ran|came|rushed|dashed|went|got))|he|she)\s+"
-                              r"(?:(?:ran|came|rushed|dashed|hurried|went)\s+(?:in|over|up|down|in\s+there|over\s+"
-                              r"there)"
-                              r"\s+and\s+)?)got\s+(?=(?:it|that)\b)")
+_RANG_THEN = r"\b(?:rang|ringing|went\s+off|going\s+off)\b[^.;!?]*?(?:,|\band\b)\s*(?:then\s+)?"
+"""A phone ringing, then who did something about it ("the cordless rang and then Michael ...")."""
+_RANG_AND_GOT_IT = re.compile(r"(?P<lead>" + _RANG_THEN +
+                              r"(?:[A-Z][a-z]+|[a-z]+(?=\s+(?:ran|came|rushed|dashed|went|got))|he|she)\s+"
+                              r"(?:(?:ran|came|rushed|dashed|hurried|went)\s+(?:in|over|up|down|in\s+there|"
+                              r"over\s+there)\s+and\s+)?)got\s+(?=(?:it|that)\b)")
 """"the cordless rang and Michael got it": he answered it."""
-_RANG_AND_PICKED_UP = re.compile(r"(?P<lead>\b(?:rang|ringing|went\s+off|going\s+off)\b[^.;!?]*?(?:,|\band\b)\s*"
-                                 r"(?:then\s+)?(?:[A-Z][a-z]+|he|she|they)\s+)picked\s+(?P<it>it|that)\s+up\b")
+_RANG_AND_PICKED_UP = re.compile(r"(?P<lead>" + _RANG_THEN + r"(?:[A-Z][a-z]+|he|she|they)\s+)picked\s+(?P<it>it|that)"
+                                 r"\s+up\b")
 """"Emily's silver smartphone rang and she picked it up": she answered it."""
 _NOT_THERE_NOW = re.compile(r"(?:\s+(?:is|are)|['\u2019]s)\s+(?:not|no\s+longer)\s+(?:in|on|at|inside)\s+[^,.;!?]*?"
                             r"(?:\s+any\s*more)?\s*[,;]\s*(?:it|they)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+"
@@ -534,20 +535,17 @@ _HAD_IT_OUT = re.compile(r"^\s*(?:someone|somebody|[A-Z][a-z]+)\s+had\s+(?P<what
                          r"(?:it|they)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+(?:now\s+)?(?=(?:in|on|inside)\b)")
 """"someone had the chips out, they're on the kitchen table now": the chips are on the kitchen table now."""
 _PUT_IT_THERE = re.compile(r"(?P<said>\b(?:is|are|['\u2019]s|['\u2019]re)\s+(?:now\s+)?(?:in|on|inside)\b[^,.;!?]*?)"
-                          r"\s*[,;]\s*(?:and\s+)?(?:[Ii]|he|she|they|we|someone|somebody|[A-Z][a-z]+)\s+(?:put|moved|"
-                          r"stuck|left)\s+"
-                          r"(?:it|them)\s+there\b")
+                          r"\s*[,;]\s*(?:and\s+)?(?:[Ii]|he|she|they|we|someone|somebody|[A-Z][a-z]+)\s+"
+                          r"(?:put|moved|stuck|left)\s+(?:it|them)\s+there\b")
 """"The saucepan ... is in the dishwasher now, I put it there": where it is, said twice (who put it there is no
 change of its own)."""
 _THAT_HAS_IT = re.compile(r"\b(?:that|which)\s+(?:has|had)\s+(?P<what>(?:the|a|an|his|her|their|my)\s+[^,.;!?]+?)\s+"
                          r"(?P<on>on|in|inside)\s+(?P<it>it|them)\b", re.IGNORECASE)
 """"the dresser that has the black textbook on it": the dresser with the black textbook on it (which one)."""
-_THAT_WAS_THERE = re.compile(r"(?P<at>\b(?P<prep>on|in|inside)\s+(?P<place>the\s+[a-z]+(?:\s+(?!(?:in|on|and|at|with|"
-                             r"to|"
-                             r"from)\b)[a-z]+)?(?:\s+(?:in|on)\s+(?:the\s+)?[a-z]+(?:\s+\d)?)?))"
-                             r"(?P<mid>\s+[^.;!?]*?\bthe\s+[a-z]+(?:\s+[a-z]+)?)\s+(?:that|which)\s+(?:was|were|is|"
-                             r"are)\s+"
-                             r"(?:still\s+)?(?:sitting\s+|lying\s+)?there\b", re.IGNORECASE)
+_THAT_WAS_THERE = re.compile(r"(?P<at>\b(?P<prep>on|in|inside)\s+(?P<place>the\s+[a-z]+"
+                             r"(?:\s+(?!(?:in|on|and|at|with|to|from)\b)[a-z]+)?(?:\s+(?:in|on)\s+(?:the\s+)?[a-z]+"
+                             r"(?:\s+\d)?)?))(?P<mid>\s+[^.;!?]*?\bthe\s+[a-z]+(?:\s+[a-z]+)?)\s+(?:that|which)\s+"
+                             r"(?:was|were|is|are)\s+(?:still\s+)?(?:sitting\s+|lying\s+)?there\b", re.IGNORECASE)
 """"put some flowers on the console table and grabbed the black phone that was there": the black phone on the
 console table (the place named before it)."""
 _THE_X_ONE = re.compile(r"\b(?P<det>the|that)\s+(?P<what>(?!other\b|same\b|first\b|second\b|last\b|only\b|new\b|old\b)"
