@@ -38,6 +38,7 @@ from l3mp.bench.handwritten import (
     HOLDOUT11,
     HOLDOUT12,
     HOLDOUT13,
+    HOLDOUT14,
     SPLITS,
     cases_file,
     holdout_name,
@@ -81,6 +82,8 @@ UPDATES_HOLDOUT12_SEEDS = {154, 155}
 """The houses the updates benchmark's HOLDOUT12 was written on (also read from its file)."""
 UPDATES_HOLDOUT13_SEEDS = {158, 159}
 """The houses the updates benchmark's HOLDOUT13 was written on (also read from its file)."""
+UPDATES_HOLDOUT14_SEEDS = {162, 163}
+"""The houses the updates benchmark's HOLDOUT14 was written on (also read from its file)."""
 HOUSES_LEAST: dict[str, int] = {}
 """Held-out splits with fewer than two houses so far (a split whose second writer has not delivered yet): none now."""
 GROUND_TRUE = {"goal": False, "satisfied": True}
@@ -138,7 +141,7 @@ def test_ids_are_unique_and_the_splits_are_the_updates_benchmarks_houses():
                      | UPDATES_HOLDOUT6_SEEDS | UPDATES_HOLDOUT7_SEEDS | UPDATES_HOLDOUT8_SEEDS
                      | UPDATES_HOLDOUT9_SEEDS | UPDATES_HOLDOUT10_SEEDS
                      | UPDATES_HOLDOUT11_SEEDS | UPDATES_HOLDOUT12_SEEDS
-                     | UPDATES_HOLDOUT13_SEEDS
+                     | UPDATES_HOLDOUT13_SEEDS | UPDATES_HOLDOUT14_SEEDS
                      | {c.seed for c in BENCH.cases if c.split != split})
         assert len(held) >= HOUSES_LEAST.get(split, 2) and not held & elsewhere, (split, held & elsewhere)
         assert not held & OTHER_SEEDS, f"{split}: the other suites' and the main job's houses"
@@ -163,7 +166,8 @@ def test_counts_outcomes_and_category_coverage():
 @pytest.mark.parametrize(("split", "per_house_least"), [(HOLDOUT, 18), (HOLDOUT2, 20), (HOLDOUT3, 20), (HOLDOUT4, 20),
                                                        (HOLDOUT5, 20), (HOLDOUT6, 20),
                                                        (HOLDOUT7, 20), (HOLDOUT8, 20), (HOLDOUT9, 20), (HOLDOUT10, 20),
-                                                       (HOLDOUT11, 20), (HOLDOUT12, 20), (HOLDOUT13, 20)])
+                                                       (HOLDOUT11, 20), (HOLDOUT12, 20), (HOLDOUT13, 20),
+                                                       (HOLDOUT14, 20)])
 def test_a_held_out_split_covers_every_category_and_outcome_on_each_of_its_houses(split, per_house_least):
     held = BENCH.split(split)
     assert len(held) >= 40, split

@@ -1,5 +1,5 @@
 """The hand-written update benchmark (l3mp/bench/cases/updates.yaml, and its held-out splits HOLDOUT in
-updates-holdout.yaml, HOLDOUT2 to HOLDOUT13 in updates-holdout2.yaml ... updates-holdout13.yaml) is well-formed and
+updates-holdout.yaml, HOLDOUT2 to HOLDOUT14 in updates-holdout2.yaml ... updates-holdout14.yaml) is well-formed and
 right about its houses.
 
 No LLM: every gold delta is checked against its generated house with the project's verifier.
@@ -45,6 +45,8 @@ GOALS_HOLDOUT12_SEEDS = {156, 157}
 """The houses the goals benchmark's HOLDOUT12 was written on."""
 GOALS_HOLDOUT13_SEEDS = {160, 161}
 """The houses the goals benchmark's HOLDOUT13 was written on."""
+GOALS_HOLDOUT14_SEEDS = {164, 165}
+"""The houses the goals benchmark's HOLDOUT14 was written on."""
 
 
 def test_the_cases_files_are_package_data():
@@ -73,7 +75,8 @@ def test_ids_are_unique_and_splits_use_disjoint_houses():
         taken = (others | goal_seeds | GOALS_HOLDOUT3_SEEDS | GOALS_HOLDOUT4_SEEDS | GOALS_HOLDOUT5_SEEDS
                  | GOALS_HOLDOUT6_SEEDS | GOALS_HOLDOUT7_SEEDS | GOALS_HOLDOUT8_SEEDS | GOALS_HOLDOUT9_SEEDS
                  | GOALS_HOLDOUT10_SEEDS | GOALS_HOLDOUT11_SEEDS
-                 | GOALS_HOLDOUT12_SEEDS | GOALS_HOLDOUT13_SEEDS | OTHER_SEEDS)
+                 | GOALS_HOLDOUT12_SEEDS | GOALS_HOLDOUT13_SEEDS
+                 | GOALS_HOLDOUT14_SEEDS | OTHER_SEEDS)
         assert len(seeds[held]) >= 2 and not seeds[held] & taken, (held, seeds[held])
         assert not seeds[held] & {c.seed for c in goals.split(held)}, f"the goals {held} has other houses"
         assert all(c.id.startswith("h") for c in BENCH.split(held)), held
