@@ -982,3 +982,101 @@ def test_a_thing_put_down_that_the_memory_has_none_of_changes_nothing_else_is_re
 def test_a_colour_said_in_the_plural_and_to_drink_at_the_end_name_no_thing(text, named):
     grounder = Grounder(household(), household_rules())
     assert [m.candidates[0] for m in grounder.ground(text, house())] == named
+
+
+@pytest.mark.parametrize(("text", "remove", "add"), [
+    # one verb of taking for two things, each from its own place
+    ("Jessica grabbed the bread loaf off the kitchen island and the ham out of the fridge in kitchen 2",
+     {F("on", "bread_loaf_1", "kitchen_island_1"), F("inside", "ham_1", "fridge_2")},
+     {F("has", "jessica", "bread_loaf_1"), F("has", "jessica", "ham_1")}),
+    # "it" after a thing the memory has none of is that thing: neither it nor the fridge changes
+    ("Jessica bought some milk and put it in the fridge, and she moved the purple plate over to the kitchen table too",
+     {F("on", "purple_plate_1", "counter_1")}, {F("on", "purple_plate_1", "kitchen_table_1")}),
+    # "before heading back out to": and went to
+    ("Jessica put the atlas on the kitchen table before heading back out to the garage",
+     {F("on", "atlas_1", "bookshelf_2"), F("in_room", "jessica", "kitchen_1")},
+     {F("on", "atlas_1", "kitchen_table_1"), F("in_room", "jessica", "garage_1")}),
+    # "downed that ...": drank it (the one who drank it has it)
+    ("Jessica wandered into the living room and downed that sparkling water from the side table",
+     {F("on", "sparkling_water_1", "side_table_2"), F("in_room", "jessica", "kitchen_1")},
+     {F("has", "jessica", "sparkling_water_1"), F("in_room", "jessica", "living_room_1")}),
+    # "came in" after a thing and the table it is on: into their one room
+    ("The pink smartphone on the side table went off, Jessica came in and picked up.",
+     {F("ringing", "pink_smartphone_1"), F("on", "pink_smartphone_1", "side_table_1"),
+      F("in_room", "jessica", "kitchen_1")},
+     {F("has", "jessica", "pink_smartphone_1"), F("in_room", "jessica", "living_room_1")}),
+    # "still dirty" of a cup memory has clean: memory was wrong; what did not happen to it changes nothing
+    ("The yellow cup in the dishwasher is actually still dirty, it didn't get washed properly.", set(),
+     {F("dirty", "yellow_cup_1")}),
+    # "the chips": the small bag of chips (a pack said by what is in it is one thing, not several)
+    ("the chips are gone, Jessica ate them", {F("inside", "small_bag_of_chips_1", "pantry_2")},
+     {F("has", "jessica", "small_bag_of_chips_1")}),
+])
+def test_a_second_thing_taken_a_new_things_it_going_back_out_and_a_state_still_so_are_read(text, remove, add):
+    assert _plainly(house().copy(), text) == (remove, add)
+
+
+def test_what_is_in_a_pack_names_the_pack_even_when_perception_labelled_it_otherwise():
+    """"got the eggs out": the egg carton, whose label ("box") does not say so; its name does."""
+    graph = house().copy()
+    graph.add_entity("egg_carton_1", "food", label="box")
+    graph.add_fact(F("inside", "egg_carton_1", "fridge_1"))
+    assert _plainly(graph, "jessica's got the eggs out") == (
+        {F("inside", "egg_carton_1", "fridge_1")}, {F("has", "jessica", "egg_carton_1")})
+
+
+def test_a_drink_someone_made_is_no_thing_of_the_memory():
+    """"made herself a tea": neither the small tea box nor the large iced tea; "the small tea box" still is one."""
+    grounder = Grounder(household(), household_rules())
+    assert [m.candidates for m in grounder.ground("Jessica made herself a tea", house())] == [("jessica",)]
+    assert [m.candidates[0] for m in grounder.ground("Jessica made a tea and took the small tea box to the garage",
+                                                     house())] == ["jessica", "small_tea_box_1", "garage_1"]
+
+
+def test_a_room_gone_back_to_is_where_the_text_leaves_the_person():
+    """"brought the atlas into the garage ... before heading back out to kitchen 1": Jessica ends where she was
+    (kitchen 1), not in the garage she went to first."""
+    assert _plainly(house().copy(), "Jessica brought the atlas into the garage and dropped it on the workbench "
+                                    "before heading back out to kitchen 1") == (
+        {F("on", "atlas_1", "bookshelf_2")}, {F("on", "atlas_1", "workbench_1")})
+
+
+def test_a_state_said_to_be_still_so_is_recorded_only_of_the_one_thing_meant():
+    """"the tap in the bathroom is still running": memory has it off, so it was wrong; with it on, nothing changes
+    (and of alike taps "still" never picks the one that is not so)."""
+    result = _updater_for(house().copy()).update("the tap in the bathroom is still running")
+    assert result.outcome == APPLIED and set(result.record.delta.add) == {F("faucet_on", "faucet_2")}
+    graph = house().copy()
+    graph.add_fact(F("faucet_on", "faucet_2"))
+    assert _updater_for(graph).update("Jessica's still in kitchen 1 and the tap in the bathroom is still "
+                                      "running").outcome == NO_CHANGE
+
+
+@pytest.mark.parametrize(("text", "remove", "add"), [
+    ("the overhead light in the garage got left on again", set(), {F("light_on", "overhead_light_5")}),
+    ("Jessica's done cooking, she switched off the bedside lamp.", {F("light_on", "bedside_lamp_1")}, set()),
+    ("Jessica finally finished the atlas and put it down on the workbench.", {F("on", "atlas_1", "bookshelf_2")},
+     {F("on", "atlas_1", "workbench_1")}),
+])
+def test_got_left_on_a_reason_before_a_comma_and_finished_then_put_down_are_read(text, remove, add):
+    assert _plainly(house().copy(), text) == (remove, add)
+
+
+def test_its_without_its_apostrophe_before_a_state_is_it_is():
+    graph = house().copy()
+    graph.add_fact(F("faucet_on", "faucet_2"))
+    assert _plainly(graph, "someone left the tap in the bathroom running!! its off now") == (
+        {F("faucet_on", "faucet_2")}, set())
+
+
+def test_things_said_as_it_brought_through_to_a_room_go_there_with_who_carried_them():
+    """"brought it through to the living room": Jessica took it and went there."""
+    assert _plainly(house().copy(), "Jessica grabbed the bread loaf off the kitchen island, brought it through to the "
+                                    "living room and put it on the side table next to the sparkling water") == (
+        {F("in_room", "jessica", "kitchen_1"), F("on", "bread_loaf_1", "kitchen_island_1")},
+        {F("on", "bread_loaf_1", "side_table_2"), F("in_room", "jessica", "living_room_1")})
+
+
+def test_someone_who_used_a_thing_and_put_it_back_moved_nothing():
+    assert _plainly(house().copy(), "the yellow plate is dirty, somebody had toast off it and put it back") == (
+        set(), {F("dirty", "yellow_plate_1")})

@@ -40,11 +40,13 @@ NOT_THINGS = frozenset({"house", "home", "flat", "apartment", "place", "everywhe
                         "feet", "legs", "anymore", "honestly", "anyway", "anyways", "really", "actually", "again",
                         "either", "tho", "though", "already", "ever", "now", "today", "tonight", "tomorrow",
                         "seriously", "literally", "later", "soon", "yet", "too", "instead", "afterwards", "right",
-                        "mind", "where", "how", "what", "which", "there", "here"})
+                        "mind", "where", "how", "what", "which", "there", "here", "slice", "bite", "piece", "sip",
+                        "drop", "chunk", "mouthful"})
 """Nouns after a determiner that never name a thing of the memory: the whole home, phrases of politeness or
 time ("do me a favour", "for a moment"), the speaker's body ("got my hands full"), words that stand for a thing
 named elsewhere ("the one in bedroom 1", "the rest"), and words of manner, time or thought ("not watching this
-anymore honestly", "a cold beer right about now", "changed my mind about the avocado")."""
+anymore honestly", "a cold beer right about now", "changed my mind about the avocado"), and a part of a thing
+named elsewhere ("is there any pizza left? I'd kill for a slice")."""
 _POLITE = frozenset({"please", "kindly", "could", "can", "would", "will", "you", "just", "also", "now", "then",
                      "hey", "robot", "ok", "okay", "so", "u", "pls", "plz", "ya", "well", "right"}) | frozenset({
     "ugh", "urgh", "argh", "hmm", "hm", "mmm", "mm", "oh", "ah", "ahh", "ooh", "um", "uh", "er", "erm", "ew", "eww",
@@ -392,11 +394,16 @@ def _state_not_for(words: list[str], clause: Clause, mentions: Sequence[Mention]
     it names none and says "it" or "them", the things the clause before it names ("the dictionary got jam on it,
     could you wash it?")."""
     things = _acted_on(words, clause, mentions, graph, domain)
+    before: list[Mention] = []
+    """With "it" or "them" for things of the clause before, the things named before that: "it" may be one of them
+    ("left the ham out AND the fridge wide open, put the ham back in and shut it": the fridge)."""
     if not things and earlier is not None and _REFERS_BACK & set(words[clause.verb or clause.start:clause.end]):
         things = [m for m in mentions if earlier.start <= m.start < earlier.end and m.candidates and not any(
             _is(graph, domain, n, kind) for n in m.candidates for kind in ("room", "person"))]
         # "put the plate in the dishwasher and close it": "it" may be any of them, the places too ("get Jessica the
         # ham out of the fridge, and close it": the fridge); never a person
+        before = [m for m in mentions if m.start < earlier.start and m.candidates and not any(
+            _is(graph, domain, n, kind) for n in m.candidates for kind in ("room", "person"))]
     if not things or _EVERYTHING & set(words[clause.start:clause.end]):
         return None  # "turn off everything in living room 2": the room's things, not the room
     for i in range(clause.start, clause.end):
@@ -411,6 +418,8 @@ def _state_not_for(words: list[str], clause: Clause, mentions: Sequence[Mention]
         if not names:
             continue  # "leave Sarah's on": her light, said without its noun; never a state of a person
         if any(domain.is_subtype(graph.entity_type(n) or "", t) for n in names for t in wanted):
+            continue
+        if any(domain.is_subtype(graph.entity_type(n) or "", t) for m in before for n in m.candidates for t in wanted):
             continue
         if words[i] in _PLACE_SENSE and any(_is(graph, domain, n, "item") for n in names):
             continue  # "did someone leave the butter out?": out of its place, not a light that is out

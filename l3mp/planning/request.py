@@ -199,6 +199,25 @@ _LEFT_OUT_THEN_IT = re.compile(
     r"(?P<rest>[^.!?]*\bit\b[^.!?]*[.!?]*\s*)$", re.IGNORECASE)
 """"somebody left the butter out AGAIN. can you put it back in the fridge": put the butter back in the fridge (where
 it was left is where it is: the memory knows)."""
+_LEFT_BOTH_THEN_THEM = re.compile(
+    r"^\s*(?:somebody|someone|[A-Za-z]+)(?:['\u2019]s|\s+has|\s+had)?\s+left\s+(?P<what>(?:the|my|his|her)\s+[a-z]+"
+    r"(?:\s+[a-z0-9]+){0,3}?\s+and\s+(?:the|my|his|her)\s+[a-z]+(?:\s+[a-z0-9]+){0,3}?)\s+(?:wide\s+)?"
+    r"(?:open|on|running|out)"
+    r"(?:\s+again)?\s*[.,;!?\u2026-]+\s*(?P<rest>[^.!?]*?\bthem\b(?:\s+both)?[^.!?]*[.!?]*\s*)$", re.IGNORECASE)
+""""Jessica left the pantry and the dishwasher open, can you close them both": close the pantry and the
+dishwasher."""
+_AND_LEAVE_IT_SO = re.compile(r"^(?P<ask>(?:please\s+|can\s+you\s+|could\s+you\s+)?(?P<verb>open|turn\s+on|"
+                              r"switch\s+on)\s+[^.?!,;]+?)\s*(?:,\s*|\s+)(?:and\s+)?(?:just\s+)?leave\s+(?:it|them)\s+"
+                              r"(?P<state>open|on)\b", re.IGNORECASE)
+""""Open the pantry door and just leave it open": open it (what is done stays so)."""
+_HOW_THEY_ARE_THEN_HER = re.compile(
+    r"^\s*(?P<who>[A-Za-z]+)(?:['\u2019]s|\s+is)\s+(?:so\s+|really\s+|a\s+bit\s+)?[a-z]+\s*[,.;!-]+\s*"
+    r"(?P<ask>(?:(?:can|could|would)\s+you\s+|please\s+)?(?:take|bring|give|get|fetch|hand|pass))\s+(?:her|him)\b",
+    re.IGNORECASE)
+""""jessica's bored, take her the comic book": take Jessica the comic book (how she is: why)."""
+_WITHOUT_AT_THE_END = re.compile(r"\s+without\s+[a-z]+ing(?:\s+(?:her|him|them|anyone|anybody|everyone|everybody|me|"
+                                 r"us|up))?(?=\s*[.!?]*\s*$)", re.IGNORECASE)
+""""can you turn it off without waking her": how (no thing of the home; "without touching the lamp" keeps it)."""
 _BEFORE_IT = re.compile(r"\s+before\s+it\s+(?:goes\s+(?:off|bad|warm)|melts|spoils|gets\s+warm)\b", re.IGNORECASE)
 _BEFORE_VOICEMAIL = re.compile(r"\s+before\s+(?:it|they)\s+(?:goes|go)\s+to\s+(?:voicemail|the\s+machine|"
                                r"the\s+answering\s+machine)|\s+before\s+(?:it|they)\s+rings?\s+out|\s+before\s+"
@@ -425,6 +444,13 @@ _LEFT_AT_THE_END = re.compile(r"\s*[.?!,;]+\s*(?:somebody|someone|some\s+one|[A-
                               r"left\s+(?:it|them|the\s+[^.?!,;]+?)\s+(?:running|on|open)(?:\s+again)?\s*[.!?]*\s*$",
                               re.IGNORECASE)
 """"can you turn off the water in the bathroom? somebody left the tap running": why (who left it so)."""
+_WHERE_IT_IS_AT_THE_END = re.compile(
+    r"\s*[.?!,;]+\s*(?:i\s+think|i\s+believe|i\s+guess|(?:i['\u2019]?m\s+)?pretty\s+sure|probably|maybe)\s+(?:that\s+)?"
+    r"(?:(?:somebody|someone|he|she|they|[A-Z][a-z]+)\s+(?:put|left|dropped|stuck|moved|took)\s+(?:it|them)"
+    r"|(?:it|they)(?:['\u2019]s|['\u2019]re|\s+is|\s+are|\s+was|\s+were))\s+(?:in|on|inside|into)\s+"
+    r"(?:the|my|his|her|their)\s+[^.?!,;]+?\s*[.!?]*\s*$", re.IGNORECASE)
+""""can you bring me the avocado? I think Jess put it in the fridge": where the speaker thinks it is (memory says
+where it is; the plan goes there)."""
 _ROOM_WORDS = r"(?:living\s+room|dining\s+room|laundry\s+room|bedroom|bathroom|kitchen|office|garage|hallway)"
 """The words of a room said by its kind ("in kitchen 2", "in the living room")."""
 _IN_THERE_TOO = re.compile(r"(?P<room>\bin\s+(?:the\s+)?" + _ROOM_WORDS + r"(?:\s+\d)?)\b(?P<mid>[^.?!]*?\band\s+"
@@ -502,8 +528,15 @@ def _plainer(task: str) -> str:
     text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", _WHEN.sub("", _BECAUSE_IT_IS.sub(
         "", _WHEN_DONE_FIRST.sub("", meaning.numbered_rooms(_INTERROBANG.sub("!", task)))))))))
     text = _EVERY_SINGLE.sub("every", _TOO_AT_THE_END.sub("", _LEFT_AT_THE_END.sub("", text)))
+    text = _WHERE_IT_IS_AT_THE_END.sub("", text) or text
     text = _PLEASE_AT_THE_END.sub("", text) or text  # "turn on the floor lamp and the tv please": only polite
     text = _WHY_AT_THE_END.sub("", _IN_THE_SHOWER.sub("", text)) or text
+    text = _asked_if(_WITHOUT_AT_THE_END.sub("", text))
+    text = _HOW_THEY_ARE_THEN_HER.sub(lambda m: f"{m['ask']} {m['who']}", text)
+    text = _AND_LEAVE_IT_SO.sub(lambda m: m["ask"] if (m["verb"].lower() == "open") == (m["state"].lower() == "open")
+                                else m[0], text)
+    text = _LEFT_BOTH_THEN_THEM.sub(lambda m: re.sub(r"\bthem(?:\s+both)?\b", m["what"], m["rest"], count=1), text)
+    text = _IS_THAT_RINGING.sub(lambda m: f"{m['verb']} {m['what']}", _TO_ME_IN_A_ROOM.sub(lambda m: m["me"], text))
     text = _HEAR_WATER.sub(lambda m: f"the tap in {m['where']} is running", _LEFT_GOING.sub(
         lambda m: f"{m['lead']} running", _WHERE_I_WENT.sub("", text)))
     text = _MAKE_SURE_PUT.sub(lambda m: f"put {m['what']} {m['where']}", _MAKE_SURE_HAS.sub(
@@ -879,7 +912,8 @@ _WHY_AT_THE_END = re.compile(
     r"|(?:the|my|our|his|her)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:will|would|'ll|might|could)\s+(?:go\s+(?:bad|off|warm)|spoil|"
     r"melt|get\s+warm)"
     r"|what\s+a\s+(?:waste|shame|pain|mess)\b[^.?!]*"  # "..., what a waste of water"
-    r"|(?:i|I)\s+want\s+(?:to\s+[a-z]+|my\s+[a-z]+\s+in\s+(?:that|this|it))\b[^.?!]*)"  # "I want my tea in that one"
+    r"|(?:i|I)\s+want\s+(?:to\s+[a-z]+|my\s+[a-z]+\s+in\s+(?:that|this|it))\b[^.?!]*"  # "I want my tea in that one"
+    r"|(?:i|I)\s+(?:want|fancy)\s+(?:some|a|an)\s+[a-z]+)"  # "..., bring it to me, I want some wine": what for
     r"\s*[.!?]*\s*$")
 """"..., Michael's still reading", "..., Jessica's got her hands full", "..., the pizza will go bad": why (a person
 busy, a thing that would spoil), not a request."""
@@ -891,6 +925,37 @@ _LEFT_GOING = re.compile(r"\b(?P<lead>left\s+(?:the|a|my)\s+(?:[a-z]+\s+){0,3}?(
                          r"on)\b",
                          re.IGNORECASE)
 """"somebody's left the bathroom tap going": running."""
+_TO_ME_IN_A_ROOM = re.compile(r"\b(?P<me>to\s+me)\s+(?:in|at)\s+(?:the\s+)?" + _ROOM_WORDS + r"(?:\s+\d)?\b",
+                              re.IGNORECASE)
+""""bring it to me in the kitchen": to the speaker, wherever they are ("bring me the book in the kitchen" says which
+book, and stays)."""
+_IS_THAT_RINGING = re.compile(r"^\s*(?:is\s+that|is\s+it|that['\u2019]s|thats)\s+(?P<what>(?:the|my|our|his|her)\s+"
+                              r"[a-z]+(?:\s+[a-z]+){0,2}?)\s+(?:ringing|going\s+off)\s*\?+\s*"
+                              r"(?P<verb>answer|get|grab|pick\s+up)\s+it\b", re.IGNORECASE)
+""""Is that the gold phone ringing? Answer it and ...": answer the gold phone and ..."""
+_ASKED_IF = re.compile(
+    r"^\s*(?:is|are|was|did\s+(?:anyone|anybody|somebody|someone|you)\s+leave)\s+(?P<what>(?:the|my|our|his|her)\s+"
+    r"[^?.!,]+?)\s+(?:still\s+)?(?:on|off|open|shut|closed|clean|dirty|ringing|running)\s*\?+\s*(?P<rest>.+)$",
+    re.IGNORECASE | re.DOTALL)
+""""Is the green mug clean? If it isn't, give it a quick wash.": what to do if the thing is not so, said of "it"."""
+_A_CONDITION = re.compile(r"(?:^|\s+)if\s+(?:so|not|it\s+(?:is|isn['\u2019]?t|is\s+not|does|was)|they\s+(?:are|"
+                          r"aren['\u2019]?t))\b\s*,?\s*", re.IGNORECASE)
+""""if so", "if it isn't", "if they are": the condition of what a question is followed by."""
+
+
+def _asked_if(text: str) -> str:
+    """"Is the green mug clean? If it isn't, give it a quick wash." -> "give the green mug a quick wash"; "Did anyone
+    leave the living room light on? If so turn it off" -> "turn the living room light off": the thing the question
+    names is what "it" stands for, and doing it is asked whatever the answer (done, it holds either way). Only with
+    "if so", "if it isn't", ... or "make sure" after the question."""
+    found = _ASKED_IF.match(text)
+    if found is None or not re.search(r"\bit(?:['\u2019]s)?\b", found["rest"], re.IGNORECASE) or not (
+            _A_CONDITION.search(found["rest"]) or re.match(r"make\s+sure\b", found["rest"], re.IGNORECASE)):
+        return text  # ("Is the TV on? I want to watch it": no request of "it")
+    rest = _A_CONDITION.sub(" ", found["rest"]).strip()
+    return re.sub(r"\bit\b", found["what"], rest, count=1, flags=re.IGNORECASE)
+
+
 _HEAR_WATER = re.compile(r"\bI\s+can\s+hear\s+(?:the\s+)?(?:water|a\s+tap|the\s+tap)\s+running\s+in\s+"
                          r"(?P<where>(?:the\s+)?"
                          r"[a-z]+(?:\s+room)?(?:\s+\d)?)", re.IGNORECASE)
@@ -1328,6 +1393,9 @@ class Keep:
     in_a_room: bool = False
     """Kept as a thing of a room the request excepts ("all the lights off except bathroom 2"): only as to the state
     predicates the goal uses."""
+    where: bool = False
+    """Kept where it is ("leave the water bottle where it is", "don't take the apple juice out"): its place now is
+    part of the goal."""
 
 
 _ASKS_IF = frozenset({"did", "does", "do", "has", "have", "is", "are", "was", "were", "who", "whoever"})
@@ -1397,10 +1465,13 @@ def kept_things(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
                 keeps += [Keep(n, (), True) for n in sorted(graph.entities()) if n != room
                           and room in places_of(graph, rules, n) and not _is_kind(graph, domain, n, "person")]
                 continue
+            where = all(_is_kind(graph, domain, n, "item") for n in mention.candidates) and (
+                _WHERE_IT_IS & set(words[mention.end:end]) if kind == "keep" else
+                kind == "dont" and bool(_MOVING & set(words[start:mention.start])))
             for name in mention.candidates:
                 states = tuple((p, (not sign) if kind == "dont" else sign) for p, sign in said.items()
                                if _fits(graph, domain, name, p))
-                keeps.append(Keep(name, states))
+                keeps.append(Keep(name, states, where=where and not states))
         cut.update(range(start, end))
     return keeps, cut
 
@@ -1443,6 +1514,12 @@ def _in_the_room_named(mention: Mention, mentions: Sequence[Mention], graph: Wor
         return mention
     there = tuple(n for n in mention.candidates if rooms & places_of(graph, rules, n))
     return replace(mention, candidates=there) if len(there) == 1 else mention
+
+
+_WHERE_IT_IS = frozenset({"where", "there"})
+"""Words after a thing to keep that say it stays where it is ("leave it where it is", "it stays in there")."""
+_MOVING = frozenset({"take", "move", "touch", "shift", "put"})
+"""Verbs after "don't" that would move the thing ("don't take the apple juice out")."""
 
 
 def _a_habit(span: list[str]) -> bool:
@@ -1498,9 +1575,11 @@ def apply_keeps(literals: Sequence[Literal], keeps: Sequence[Keep], graph: World
                 domain: Domain) -> list[Literal]:
     """The goal with what the request asks to keep: an ``ALL_<type>`` over a kept thing names the others of that
     type; a literal that would change a kept thing is left out; the kept state is part of the goal (as said, or as
-    it is now for the state predicates the goal uses on things of its kind)."""
+    it is now for the state predicates the goal uses on things of its kind), and so is the place of a thing kept where
+    it is."""
     if not keeps:
         return list(literals)
+    rules = RuleSet.for_domain(domain)
     kept = {k.thing for k in keeps}
     out: list[Literal] = []
     for lit in literals:
@@ -1520,7 +1599,8 @@ def apply_keeps(literals: Sequence[Literal], keeps: Sequence[Keep], graph: World
             states = {p: None for p in used if _fits(graph, domain, keep.thing, p)}
             if not states:
                 continue
-        if not states:  # "as it is": the state predicates the goal uses on things of its kind, else all of its
+        if not states and not keep.where:  # "as it is": the state predicates the goal uses on things of its
+            # kind, else all of its
             states = {p: None for p in used if _fits(graph, domain, keep.thing, p)} or {
                 p: None for p in domain.predicates if p in Lexicon.for_domain(domain).states
                 and _fits(graph, domain, keep.thing, p)}
@@ -1529,6 +1609,10 @@ def apply_keeps(literals: Sequence[Literal], keeps: Sequence[Keep], graph: World
         for predicate, sign in sorted(states.items()):
             now = graph.has_fact(Fact(predicate, (keep.thing,)))
             added.append(Literal(predicate, (keep.thing,), not (now if sign is None else sign), "keep"))
+        if keep.where and not any(lit.args[:1] == (keep.thing,) and len(lit.args) == 2 for lit in out):
+            added += [Literal(f.predicate, f.args, False, "keep") for f in sorted(graph.facts_of(keep.thing), key=str)
+                      if any(r.max == 1 and keep.thing in r.keys_of(f.predicate, f.args)
+                             for r in rules.for_predicate(f.predicate))]
     return list(dict.fromkeys([*out, *added]))
 
 

@@ -225,11 +225,12 @@ def token_spans(text: str) -> list[tuple[int, int]]:
 
 
 _CARRIED_TO = re.compile(
-    r"\b(?:brought|took|carried|fetched|taken|carries|carrying|brings|bringing)\s+(?P<what>(?:the|his|her|their|my|our)\s+"
-    r"(?:[a-z]+\s+){0,3}?[a-z]+(?:\s+(?:from|off|out\s+of)\s+(?:the\s+)?(?:[a-z]+\s+){0,2}?[a-z]+(?:\s+\d+)?)?)"
+    r"\b(?:brought|took|carried|fetched|taken|carries|carrying|brings|bringing)\s+(?P<what>it|them|(?:the|his|her|their|my|"
+    r"our)\s+(?:[a-z]+\s+){0,3}?[a-z]+(?:\s+(?:from|off|out\s+of)\s+(?:the\s+)?(?:[a-z]+\s+){0,2}?[a-z]+(?:\s+\d+)?)?)"
     r"\s+(?:through\s+|over\s+|back\s+|down\s+|up\s+|along\s+|out\s+)?(?:in)?to\s+(?:the\s+)?"
     r"(?P<room>[a-z]+(?:\s+[a-z]+)?(?:\s+\d+)?)(?=\s*(?:$|[,.;!?]|and\b|then\b|so\b|with\b|for\b))", re.IGNORECASE)
-""""brought the wine through to the dining room", "took the water from the table into the living room"."""
+""""brought the wine through to the dining room", "took the water from the table into the living room", "brought them
+through to the living room"."""
 _ROOM_WHERE = re.compile(
     r"\b(?P<to>in|into|to)\s+(?:the\s+)?(?P<room>(?:[a-z]+\s+)?[a-z]+(?:\s+\d+)?)\s+where\s+(?P<what>the\s+(?:[a-z]+\s+){0,2}?[a-z]+?)"
     r"(?:\s+is|['\u2019]s)\s+(?:still\s+)?(?P<state>on|off|running|open|closed|ringing|dirty)\b", re.IGNORECASE)
@@ -312,7 +313,9 @@ class Grounder:
         text, respelt = spelling.respell(text, known, STOPWORDS | QUALIFIERS | lex.not_misspelt)
         faucet = self._domain.has_type("faucet") and any(
             self._domain.is_subtype(graph.entity_type(n) or "", "faucet") for n in graph.entities())
-        text, said = sayings.read_sayings(text, labels, lex.sayings, faucet)
+        names = [" ".join(tokens(re.sub(r"_\d+$", "", n).replace("_", " "))) for n in graph.entities()]
+        text, said = sayings.read_sayings(text, labels + names, lex.sayings, faucet)  # (a thing's name says what it
+        # is as well as its label: "the eggs" are the egg carton that perception labelled "box")
         people = [lab for n, lab in zip(graph.entities(), labels, strict=True) if self._domain.is_subtype(
             graph.entity_type(n) or "", "person") and lab.isalpha()] if self._domain.has_type("person") else []
         text, whose = sayings.read_possessives(text, people)
@@ -526,6 +529,8 @@ class Grounder:
             return None
         if max(scored.values()) == OTHER_WORD and words[i] == head + "s" and head in _COLOURS:
             return None  # "a bag of oranges": a colour of the orange notebook is never said in the plural
+        if _made_a(words, i):
+            return None  # "made himself a tea": a new drink, not the tea box nor the iced tea
         if max(scored.values()) == OTHER_WORD:  # "the wine": the wine bottle, not the wine glasses
             scored = self._contents(scored, vocabulary)
         if words[i].endswith("ing") and max(scored.values()) == OTHER_WORD and i > 0 and words[i - 1] in _ASPECT:
@@ -576,7 +581,9 @@ class Grounder:
                      if words[end + 2] in said_words}
             scored = {n: scored[n] for n in _best(scored) if signs & by_name[n].states} or scored
         before = [w for w in words[max(0, start - 2):start] if w != "the"]
-        plural = (bool(before) and before[-1] in self._lexicon.all_words) or head != words[i]
+        plural = (bool(before) and before[-1] in self._lexicon.all_words) or (head != words[i] and not all(
+            head in by_name[n].noun_phrase[:-1] or words[i] in by_name[n].noun_phrase for n in _best(scored)))
+        # ("the crackers": the cracker box, "the chips": the bag of chips; not "the dishes", "the mugs")
         broader = _best(scored)
         said = [w for w in words[said_start:end] if not _NUMBER.fullmatch(w)]
         exact = {n: v for n, v in scored.items() if by_name[n].noun_phrase == said}
@@ -758,6 +765,21 @@ _GONE_IN = frozenset({"ran", "went", "came", "go", "going", "rushed", "dashed", 
 """Words before "in there" that say someone went there ("ran in there")."""
 
 
+_MADE = frozenset({"made", "make", "makes", "making", "brewed", "brew", "fixed", "fix"})
+_FOR_SOMEONE = frozenset({"himself", "herself", "themselves", "myself", "me", "him", "her", "them", "us", "everyone"})
+
+
+def _made_a(words: list[str], i: int) -> bool:
+    """Whether the word at `i` follows "made (herself) a" ("made himself a tea", "brewed a coffee")."""
+    j = i - 1
+    if j < 1 or words[j] not in ("a", "an"):
+        return False
+    j -= 1
+    if words[j] in _FOR_SOMEONE and j > 0:
+        j -= 1
+    return words[j] in _MADE
+
+
 def _there_rooms(words: list[str], found: dict[int, Mention], domain: Domain, graph: WorldGraph,
                  rules: RuleSet | None = None) -> dict[int, tuple[str, ...]]:
     """Each "there" that points back at a room ("in there", "the light there"; not "there is ..."): the last room
@@ -775,12 +797,12 @@ def _there_rooms(words: list[str], found: dict[int, Mention], domain: Domain, gr
         things = [m for m in found.values() if m.end <= i and m.entity is not None and not domain.is_subtype(
             graph.entity_type(m.entity) or "", "person")]
         if rules is not None and words[i - 1] in ("in", "into") and i > 1 and (words[i - 2] in _GONE_IN or any(
-                m.end == i - 1 for m in found.values())) and len(things) == 1:  # ("ran in there", "the big light
-            # in there"; not "there's a new bike in there")
-            around = [n for n in places_of(graph, rules, things[0].entity) if domain.is_subtype(
-                graph.entity_type(n) or "", "room")]
+                m.end == i - 1 for m in found.values())) and things:  # ("ran in there", "the big light in there";
+            # not "there's a new bike in there"); things named before in one room ("the phone on the side table")
+            around = {n for t in things for n in places_of(graph, rules, t.entity) if domain.is_subtype(
+                graph.entity_type(n) or "", "room")}
             if len(around) == 1:
-                out[i] = (around[0],)
+                out[i] = (around.pop(),)
     return out
 
 

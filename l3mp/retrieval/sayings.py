@@ -35,8 +35,8 @@ TAP = "tap"
 def read_sayings(text: str, labels: Iterable[str], sayings: Mapping[str, str], has_faucet: bool
                  ) -> tuple[str, tuple[tuple[str, str], ...]]:
     """`text` with other words for things of the home read as their labels' words (see the module docstring), and
-    the (said, read as) pairs in the order found. `labels` are the home's labels (lower case), `sayings` the
-    lexicon's phrase -> label words."""
+    the (said, read as) pairs in the order found. `labels` are the home's labels and the words of its things' names
+    (lower case), `sayings` the lexicon's phrase -> label words."""
     said_labels = [f" {label.lower()} " for label in labels]
     changed: list[tuple[str, str]] = []
     for phrase, meant in sayings.items():

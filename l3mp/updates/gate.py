@@ -14,9 +14,10 @@ unexplained, so that an unsure update is asked again (bounded) and, failing that
   no move;
 - every state word of the text that fits a thing named in its clause is covered: the answer states it, or the
   memory already has it (so "heated soup in the saucepan" is not applied without the saucepan being dirty);
-- a word after a negation in its clause ("nobody shut it", "didn't wash the mug", "isn't on") or just after
-  "still" ("is still open") neither explains a change nor asks for one: what did not happen changes nothing ("no
-  longer on" is not a negation).
+- a word after a negation in its clause ("nobody shut it", "didn't wash the mug", "isn't on") neither explains a
+  change nor asks for one: what did not happen changes nothing ("no longer on" is not a negation). A state just
+  after "still" ("is still open") asks for nothing, but explains that state of a thing named as the one thing it
+  is when memory has it otherwise (memory was wrong: "the glass in the dishwasher is still dirty").
 
 Clauses are split at "and", "then", "but", ... and a clause with no verb or state word of its own ("... and the
 salad bowl") belongs to the clause before it.
@@ -35,6 +36,7 @@ from l3mp.updates.meaning import (
     Stated,
     before_it,
     clauses,
+    from_a_place,
     is_carried,
     is_source,
     label,
@@ -106,6 +108,7 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
                 graph: WorldGraph, domain: Domain) -> list[tuple[Stated, str]]:
     """The changes of `stated` that no words of the text explain, each with why."""
     words, sign_words, spans, refs = _parsed(text, mentions, lexicon, rules, graph, domain)
+    still = _affirmed(sign_words, still=False)  # "the glass is still dirty", memory has it clean: it is dirty
     sign_words = _affirmed(sign_words)
     events = _events(sign_words)
     words = _affirmed(words)
@@ -123,6 +126,9 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
             at = [_span_of(spans, r.start) for r in refs if thing in r.names and not r.describes]
             bare = [s for s in spans if not any(s[0] <= r.start < s[1] for r in refs)]
             said = [a for a, b in {*at, *bare} if literal.true in signs_in(sign_words, a, b, signs)]
+            if not said and all(len(r.names) == 1 for r in refs if thing in r.names and not r.describes):
+                said = [a for a, b in at if literal.true in signs_in(still, a, b, signs)]  # (of alike things, the
+                # one "still" so is the one that already is: "the tap in there is still running")
             if not said and not literal.true and signs.get(False, frozenset()) & lexicon.answers and picked_up(words):
                 said = [0]  # "the phone rang and she picked up"
             surely = [_span_of(spans, r.start) for r in refs if thing in r.names and not r.describes and (
@@ -446,16 +452,17 @@ def _uncovered(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: lis
     return out
 
 
-def _affirmed(words: list[str]) -> list[str]:
+def _affirmed(words: list[str], *, still: bool = True) -> list[str]:
     """`words` with each word that a negation of its clause reaches blanked ("nobody closed it": "closed" says
-    nothing), and the words "still" stands before ("is still open": nothing changed); "no longer" is not a
-    negation (it says the state stopped)."""
+    nothing), and (with `still`) the words "still" stands before ("is still open": nothing to ask for; a state
+    "still" so that memory does not have says memory was wrong); "no longer" is not a negation (it says the state
+    stopped)."""
     out = list(words)
     for start, end in clauses(words):
         for i in range(start, end):
             if words[i] in _NEGATIONS and not (words[i] == "no" and i + 1 < end and words[i + 1] == "longer"):
                 reach = _NEGATION_REACH
-            elif words[i] in _STILL:
+            elif words[i] in _STILL and still:
                 reach = _STILL_REACH
             else:
                 continue
@@ -523,8 +530,8 @@ def _clauses(words: list[str], sign_words: list[str], lexicon: Lexicon,
     each with whether it has a verb or state word of its own."""
     every_sign = lexicon.state_words
     verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | _BE
-    return [(start, end, not _so_was(words, start) and any(words[i] in verbs or sign_words[i] in every_sign
-                                                           for i in range(start, end)))
+    return [(start, end, not _so_was(words, start) and any(words[i] in verbs or (
+                sign_words[i] in every_sign and not from_a_place(words, i)) for i in range(start, end)))
             for start, end in clauses(words, stops)]
 
 

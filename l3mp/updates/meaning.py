@@ -154,14 +154,15 @@ def eaten_from(text: str) -> str:
 
 
 _RELATIVE_PLACE = re.compile(
-    r"\s+(?:that|which)(?:\s+(?:was|is|were|are)|'s)\s+(?:still\s+|just\s+)?(?:sitting\s+|lying\s+|standing\s+|"
+    r"\s+(?:(?:that|which)(?:\s+(?:was|is|were|are)|['\u2019]s)|thats)\s+(?:still\s+|just\s+)?(?:sitting\s+|lying\s+|"
+    r"standing\s+|"
     r"soaking\s+|"
     r"waiting\s+|drying\s+|charging\s+)?(?=(?:on|in|inside|at|under|beside|near|next\s+to)\s+(?:(?:the|a|an|his|her|"
     r"their|my|our|its)\b|"
     r"[a-z]+\s+\d|[a-z]+['\u2019]s\s))",
     re.IGNORECASE)
 """"the bag of chips that was on the kitchen island": the bag of chips on the kitchen island ("that was on David's
-nightstand": on David's nightstand)."""
+nightstand": on David's nightstand; "the glass thats on the counter")."""
 _RELATIVE_STATE = re.compile(
     r"\b(?P<det>the|a|an|his|her|their|my|our)\s+(?P<noun>[a-z]+(?:\s+[a-z]+)?)\s+(?:that|which)"
     r"(?:\s+(?:was|is|were|are|had\s+been|has\s+been)|'s)\s+(?:still\s+|left\s+|standing\s+|wide\s+)?"
@@ -220,8 +221,15 @@ _WITH_THE_OTHERS = re.compile(r",?\s+(?:next\s+to|beside|with)\s+(?:the|its)\s+o
 _FINISHED = re.compile(r"\b(?:finished|polished|finishing)\s+(?:off|up)\s+(?=(?:the|his|her|their|my|our)\s)",
                        re.IGNORECASE)
 """"finished off the bottle of wine": is having it (the one who finished it has it)."""
+_FINISHED_AND_PUT = re.compile(
+    r"\b(?:finally\s+)?finished\s+(?:reading\s+)?(?P<what>(?:the|his|her|their|my|our)\s+[a-z]+(?:\s+[a-z]+)?)\s+"
+    r"and\s+(?P<verb>put|left|placed|dropped|set)\s+it\b", re.IGNORECASE)
+""""finally finished his novel and put it down on the shelf": put his novel down on the shelf (done with it, then
+put it somewhere)."""
+_DRANK = frozenset({"drank", "downed", "gulped", "guzzled"})
 _ATE = re.compile(
-    r"\b(?P<verb>ate|drank)\s+(?=(?:the|a|an|his|her|their|my|our|some)\s|(?:it|them)\b)"
+    r"\b(?P<verb>ate|drank|downed|gulped|scoffed|devoured|guzzled)\s+"
+    r"(?=(?:the|a|an|his|her|their|my|our|some|that|this)\s|(?:it|them)\b)"
     r"(?![^,.;!?]*\b(?:off|out\s+of|with|on|in)\s+(?:the|a|an|his|her|their|my|our)\s+(?:[a-z]+\s+){0,3}"
     r"(?:plate|bowl|dish|saucer|tray|board|platter|mug|cup|glass|pan|saucepan|pot|teapot)s?\b)"
     r"(?![^,.;!?]*\b(?:off|out\s+of|with|in)\s+(?:it|them|one)\b)",
@@ -286,11 +294,12 @@ def contracted(text: str) -> str:
     "it's been washed" -> "it has been washed", "the phone's stopped ringing" -> "the phone has stopped ringing"),
     so that the word after it is not read as a thing she owns; "hand-washed" is washed; a state said with "not"
     said as the opposite state (`unnegated`); what a change is for ("so it doesn't go off", `_SO_THAT`) left out."""
-    text = _GOT_IT_ON.sub(lambda m: f"turned {m['what']} {m['sign']}", _ON_THE_WAY_TO.sub(" and went to ",
-                                                                                   numbered_rooms(text)))
+    text = _BEFORE_GOING.sub(" and went to ", _ON_THE_WAY_TO.sub(" and went to ", numbered_rooms(text)))
+    text = _GOT_IT_ON.sub(lambda m: f"turned {m['what']} {m['sign']}", text)
     text = _THE_WASHING.sub("", _N_FOR_AND.sub(" and ", text))
     text = _BOTH_WENT.sub(lambda m: f"{m['a']} went {m['to']}{m['room']} and {m['b']} went {m['to']}{m['room']}", text)
     text = _TO_BED.sub(lambda m: f"{m['went']} to the bedroom", _NO_APOSTROPHE.sub(lambda m: f"{m[1]}n't", text))
+    text = _GOT_LEFT.sub("is ", _ITS_STATE.sub("it's", text))
     text = unnegated(_SO_THAT.sub("", _IT_WAS_DARK.sub("", _LEFT_SO_BEFORE.sub("", text))))
     text = _TAKEN_OUT.sub(lambda m: f"{m['verb']} {m['what']}", _POPPED_TO.sub("went ", text))
     text = _A_SLICE_OF.sub("the ", _IN_THE_DARK.sub("", text))
@@ -316,6 +325,11 @@ def contracted(text: str) -> str:
 
 _NO_APOSTROPHE = re.compile(r"\b(did|does|do|is|was|were|are|has|have|had|could|would|should|ca|wo)nt\b", re.IGNORECASE)
 """"didnt clean it", "isnt on": the negation typed without its apostrophe."""
+_ITS_STATE = re.compile(r"\bits(?=\s+(?:now\s+|all\s+|been\s+)?(?:on|off|open|shut|closed|running|dirty|clean|"
+                        r"ringing)\b)", re.IGNORECASE)
+""""its off now": it's (the apostrophe left out)."""
+_GOT_LEFT = re.compile(r"\b(?:got|gets)\s+left\s+(?=(?:on|open|running)\b)", re.IGNORECASE)
+""""the vanity light got left on again": is on ("it was left running all night" says how it was before)."""
 _GOT_IT_ON = re.compile(r"\b(?:got|gets|getting)\s+(?P<what>(?:the|his|her|their|my|our)\s+"
                         r"(?:(?!(?:and|then|but|out|from|off)\b)[a-z0-9]+\s+){0,4}?[a-z0-9]+)\s+"
                         r"(?P<sign>on|off|open|shut|closed|running)\b(?!\s+(?:the|a|an|his|her|my)\b)",
@@ -331,6 +345,10 @@ _ON_THE_WAY_TO = re.compile(r"\s+on\s+(?:his|her|their|my|the)\s+way\s+through\s
                             re.IGNORECASE)
 """"switched off the light on his way through to the living room": and went to the living room ("on her way to the
 garage" says where she was going, not that she is there: left out, see `_ON_THE_WAY`)."""
+_BEFORE_GOING = re.compile(r"\s+(?:before|then)\s+(?:heading|going|walking|wandering|popping|nipping)\s+(?:back\s+)?"
+                           r"(?:out\s+|off\s+|over\s+|up\s+|down\s+)?(?:in)?to\s+(?=the\s+|[a-z]+(?:\s+room)?\s+\d)",
+                           re.IGNORECASE)
+""""dropped it on the side table before heading back out to the garage": and went to the garage."""
 _N_FOR_AND = re.compile(r"\s+n\s+(?=[a-z])", re.IGNORECASE)
 """"took the apple off the counter n moved the salad bowl": and."""
 _THE_WASHING = re.compile(r"\s+to\s+(?:sort|do|fold|hang(?:\s+out)?|put\s+away|get\s+in|bring\s+in)\s+(?:out\s+)?"
@@ -606,9 +624,9 @@ _GOT_UP = re.compile(r"\b(?:got|gets|woke|jumped|sat)\s+up\s+(?:and\s+)?(?=(?:we
 """"Sarah got up and went to the bathroom": she went to the bathroom ("got up" is no taking)."""
 _SO_THEY = re.compile(r"^(?P<who>[A-Z][a-z]+)(?P<why>(?:['\u2019]s|\s+(?:is|was|had|needed|wanted|felt|"
                       r"got))\b[^,.;!?]*?)"
-                      r",?\s+so\s+(?:he|she|they)\s+(?=[a-z])")
-""""Michael's done reading for tonight so he switched off his desk lamp": why, then what he did (the reason names
-no thing: no definite or possessive words in it)."""
+                      r"(?:,\s*(?:so\s+)?|\s+so\s+)(?:he|she|they)\s+(?=[a-z])")
+""""Michael's done reading for tonight so he switched off his desk lamp", "Jessica's done cooking, she switched
+off ...": why, then what he did (the reason names no thing: no definite or possessive words in it)."""
 _OUT_IN = re.compile(r"(?P<before>\b[a-z]+)\s+out\s+(?=in\s+the\b)", re.IGNORECASE)
 """"the black cordless out in the hallway is ringing": in the hallway (after a verb of taking, "out" is its own)."""
 _TAKING_OUT = frozenset({"took", "take", "takes", "taken", "taking", "got", "get", "gets", "pulled", "grabbed",
@@ -635,12 +653,21 @@ _OFF_INTO = re.compile(r"\boff\s+(?=(?:the|his|her|my|their)\s+(?:[a-z0-9]+\s+){
 """"put the lemon and the orange in the fridge so they stay fresh": why."""
 
 
+_ALL_GONE = re.compile(
+    r"\b(?P<what>(?:the|my|our|his|her|their)\s+[a-z]+(?:\s+[a-z]+){0,2}?)\s+(?:is|are|was|were)\s+(?:all\s+)?gone"
+    r"\s*(?:[,;.]|\s-+)\s*(?P<who>[A-Za-z]+)\s+(?P<verb>ate|drank|finished(?:\s+off)?|polished\s+off|scoffed)\s+"
+    r"(?:it|them)(?:\s+all)?\b", re.IGNORECASE)
+""""the crackers are gone, Jessica ate them": Jessica ate the crackers."""
+
+
 def plain_report(text: str) -> str:
     """The report in the plainer words the reading takes (`eaten_from` first): a relative clause that says where or
     in what state a thing is becomes a qualifier ("the bag of chips that was on the island" -> "the bag of chips on
     the island", "the cupboard that was open" -> "the open cupboard"), "left the light on in the garage" -> "left
     the light in the garage on", and "ate the orange" -> "is eating the orange", "finished off the wine" -> "is having
     the wine" (the one who ate it has it), and "picked up the phone that was ringing" -> "answered the phone"."""
+    text = _ALL_GONE.sub(lambda m: f"{m['who']} {m['verb']} {m['what']}", text)
+    text = _FINISHED_AND_PUT.sub(lambda m: f"{m['verb']} {m['what']}", text)
     text = _FOR_A_MEAL.sub("", _NOW_DOING.sub("", _LEFT_LIKE_THAT.sub("", _GOT_UP.sub("", _TO_REST.sub("", text)))))
     text = _SNACKING.sub("eating", _GAVE_IT_A_WASH.sub(lambda m: f"washed {m['it']}", text))
     text = _PUT_IT_THERE.sub(lambda m: m["said"], text)
@@ -670,7 +697,7 @@ def plain_report(text: str) -> str:
     text = _SO_THAT_ONE.sub(lambda m: f"{m['lead']}it ", text)
     text = _NEEDS_A_WASH.sub(lambda m: f"{m['lead']}{m['it']} is dirty", _MOVED_THERE.sub("is now on ", text))
     text = _WITH_THE_OTHERS.sub("", _MADE_IN.sub(lambda m: f"{m['verb']} in ", text))
-    return _ATE.sub(lambda m: "is eating " if m["verb"].lower() == "ate" else "is drinking ", text)
+    return _ATE.sub(lambda m: "is drinking " if m["verb"].lower() in _DRANK else "is eating ", text)
 
 
 def _split_addressed(sentence: str) -> list[str]:
@@ -1000,7 +1027,8 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
     givers = {n for m in mentions if m.end < len(words) and words[m.end] in lexicon.gives for n in m.candidates
               if domain.is_subtype(graph.entity_type(n) or "", "person")}  # "Jess passed him the dictionary"
     givers |= _subjects_of_giving(words, mentions, lexicon, graph, domain)
-    kept = _last_place(kept, mentions, sources | givers, rules, graph, notes)
+    kept = _last_place(kept, mentions, sources | givers, rules, graph, notes,
+                       _gone_to(words, mentions, lexicon, graph, domain))
     kept = [_nearest_place(s, mentions, rules, graph, notes) for s in kept]
     added = _new_places(kept, mentions, sources, rules, graph, domain, notes, words, lexicon)
     kept = _stays_put(kept, words, lexicon, rules, graph, notes)
@@ -1147,6 +1175,15 @@ def is_source(words: list[str], start: int) -> bool:
         i -= 1
     return i >= 0 and words[i] in _SOURCES and not (words[i] == "off" and i > 0 and words[i - 1] in _SWITCHES) and not (
         words[i] == "of" and i > 0 and words[i - 1] in _PARTS)  # "some of the avocado": a part of it, no place
+
+
+def from_a_place(words: list[str], i: int) -> bool:
+    """Whether the word at `i` starts where a thing came from, not a state: "off" of "off the island", "out" of
+    "out of the fridge" (not "switched off the lamp", "the lights are off")."""
+    after = words[i + 1:i + 3]
+    if words[i] == "off":
+        return bool(after) and after[0] in DETERMINERS and not (i > 0 and words[i - 1] in _SWITCHES)
+    return words[i] == "out" and after[:1] == ["of"] and len(after) == 2 and after[1] in DETERMINERS
 
 
 _PARTS = frozenset({"some", "bit", "piece", "half", "rest", "most", "slice", "bite", "chunk", "part", "lot", "all"})
@@ -1406,8 +1443,26 @@ def _subjects_of_giving(words: list[str], mentions: Sequence[Mention], lexicon: 
     return out
 
 
+def _gone_to(words: list[str], mentions: Sequence[Mention], lexicon: Lexicon, graph: WorldGraph,
+             domain: Domain) -> set[str]:
+    """The rooms the text says someone went to: "to" or "into" right before the room, a verb of going a few words
+    before that ("went back out to the garage")."""
+    out: set[str] = set()
+    for m in mentions:
+        i = m.start - 1
+        while i >= 0 and words[i] in DETERMINERS:
+            i -= 1
+        if i > 0 and words[i] in ("to", "into") and lexicon.goes & set(words[max(0, i - 4):i]) and m.candidates and all(
+                domain.is_subtype(graph.entity_type(n) or "", "room") for n in m.candidates):
+            out.update(m.candidates)
+    return out
+
+
 def _last_place(stated: list[Stated], mentions: Sequence[Mention], sources: set[str], rules: RuleSet,
-                graph: WorldGraph, notes: list[str]) -> list[Stated]:
+                graph: WorldGraph, notes: list[str], gone_to: set[str] = frozenset()) -> list[Stated]:
+    """Of the places a one-place rule allows one of, the one the text leaves each thing at: a change before one
+    that is not (a later "it was on the counter" says where it was), and of those the one said last; a room the
+    text says someone went to counts as a change ("went to the living room ... and went back to the garage")."""
     position = {n: -1 if n in sources else m.start for m in mentions for n in m.candidates}
     drop: set[int] = set()
     for rule in rules.rules:
@@ -1423,7 +1478,7 @@ def _last_place(stated: list[Stated], mentions: Sequence[Mention], sources: set[
                 continue
             def said_at(i: int, key: str = key) -> tuple[bool, int]:
                 where = max((position.get(a, -1) for a in stated[i].fact.args if a != key), default=-1)
-                return stated[i].is_change(graph), where
+                return stated[i].is_change(graph) or bool(gone_to & set(stated[i].fact.args)), where
             last = max(found, key=lambda i: (*said_at(i), i))
             for i in found:
                 if i != last:

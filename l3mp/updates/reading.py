@@ -42,6 +42,7 @@ from l3mp.updates.meaning import (
     Stated,
     clauses,
     each_of,
+    from_a_place,
     is_carried,
     is_source,
     is_where_it_is,
@@ -271,11 +272,7 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
     - a part after a comma that only says what a person will do or wants: a person pronoun, and no mention, no "it"
       or "them", no verb or state word of the lexicon, nothing of doubt or negation ("..., he's going to sleep");
     - the same before a comma, naming a person instead ("Michael's going to sleep, he turned his lamp off");
-    - a clause of a new thing ("brought home a watermelon and put the tomato on the table"): "new" or a noun the
-      grounding did not find after "brought home" or "came home with", and no mention but people (language never
-      adds things; the rest is read);
-    - a clause that puts down "some" or "a" thing the grounding did not find, naming only people and places
-      (`_puts_a_new_thing`: "put some flowers on the console table and grabbed the black phone");
+    - the clauses about things the memory has none of (`new_parts`; the rest is read);
     - a purpose or reason at the end that names nothing ("took the mug to make coffee", `_purpose`);
     - a comment after a comma on what went on before (`_commentary`: "..., nobody was watching it anyway", "..., it
       had been running all night");
@@ -285,9 +282,6 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
     people = {i for m in mentions if m.candidates and all(_is(graph, domain, n, "person") for n in m.candidates)
               for i in range(m.start, m.end)}
     named = {i for m in mentions for i in range(m.start, m.end)}
-    places = {i for m in mentions if m.candidates and all(
-        _is(graph, domain, n, "receptacle") or _is(graph, domain, n, "room") for n in m.candidates)
-              for i in range(m.start, m.end)}
     out: set[int] = set()
     at = 0
     parts = re.split(r"[,();]|[.!?]+(?=\s)|\s[-\u2013\u2014]+\s", text)  # ("... (not the textbook)", "... - the
@@ -310,13 +304,40 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
         at += n
     if at != len(words):
         return set()
-    out |= _purpose(words, mentions, verbs)
+    return out | _purpose(words, mentions, verbs) | new_parts(text, words, mentions, graph, domain)
+
+
+def new_parts(text: str, words: list[str], mentions: Sequence[Mention], graph: WorldGraph,
+              domain: Domain) -> set[int]:
+    """The words of the clauses of a report about things the memory has none of (language never adds a thing):
+
+    - a clause of a new thing ("brought home a watermelon and put the tomato on the table"): "new" or a noun the
+      grounding did not find after "brought home", "came home with" or "bought", and no mention but people;
+    - a clause that puts down "some" or "a" thing the grounding did not find, naming only people and places
+      (`_puts_a_new_thing`: "put some flowers on the console table and grabbed the black phone");
+    - a clause right after one of those that names only people and places, and "it" or "them" for the new thing
+      ("Jessica bought some milk and put it in the fridge")."""
+    people = {i for m in mentions if m.candidates and all(_is(graph, domain, n, "person") for n in m.candidates)
+              for i in range(m.start, m.end)}
+    named = {i for m in mentions for i in range(m.start, m.end)}
+    places = {i for m in mentions if m.candidates and all(
+        _is(graph, domain, n, "receptacle") or _is(graph, domain, n, "room") for n in m.candidates)
+              for i in range(m.start, m.end)}
+    out: set[int] = set()
+    new = False
+    """Whether the clause before told of a new thing."""
     for start, end in clauses(words, pauses(text)):
         span = set(range(start, end))
         if named & span <= people and _tells_of_a_new_thing(words, start, end, named):
             out |= span
+            new = True
         elif named & span <= people | places and _puts_a_new_thing(words, start, end, named):
             out |= span  # "Sarah put some flowers on the console table and grabbed the black phone": no such thing
+            new = True
+        elif new and named & span <= people | places and any(words[i] in _THING_PRONOUNS for i in span):
+            out |= span
+        else:
+            new = False
     return out
 
 
@@ -452,16 +473,25 @@ def _not_that_one(part: list[str], verbs: frozenset[str]) -> bool:
     return words in (["the", "other", "one"], ["that", "other", "one"])
 
 
+_DID_NOT = frozenset({"didn", "wasn", "weren", "hasn", "haven"})
+
+
 def _commentary(part: list[str], verbs: frozenset[str], names_a_thing: bool) -> bool:
     """Whether a part after a comma only comments on what went on before the change it follows, naming no thing
     (a pronoun may stand for one): nobody doing something ("nobody was watching it anyway", "nobody got to it in
     time") with no verb or state word of the lexicon ("nobody turned it off" says it is still on: not a comment),
-    or what a thing had been ("it had been running all night": the state before the change, not the one now)."""
+    what a thing had been ("it had been running all night": the state before the change, not the one now), or
+    what did not happen to it ("it didn't get washed properly"), or that someone used it and put it back where it
+    is ("somebody drank out of it and put it back")."""
     words = [w for w in part if w not in ("and", "but", "so", "though", "even", "really", "actually", "ever")]
     if names_a_thing or len(words) < 3:
         return False
     if words[0] in _THING_PRONOUNS and words[1:3] == ["had", "been"]:
         return True
+    if words[0] in _THING_PRONOUNS and words[1] in _DID_NOT and words[2] == "t":
+        return True  # "..., it didn't get washed properly": what did not happen changes nothing
+    if words[0] in ("someone", "somebody") and "back" in words and _PUTS & set(words):
+        return True  # "the plate is dirty, somebody put it back without washing it": back where it is
     lead = 2 if words[:2] == ["no", "one"] else 1 if words[0] in _NOBODY else 0
     rest = words[lead:]
     if rest[:1] in (["was"], ["were"]) and len(rest) > 1 and rest[1].endswith("ing"):
@@ -742,14 +772,18 @@ class _Reader:
             start <= m.start < end and self._kind(m) != "person" for m in self.mentions)
 
     def _more_to_move(self, before: tuple[int, int], start: int, end: int) -> bool:
-        """A clause that only names one more thing for the verb of moving before it, and where they go: "put the
-        black cup | and the purple plate in the dishwasher" (no verb, no state word, no word of being)."""
+        """A clause that only names one more thing for the verb of moving or taking before it, and where they go or
+        come from: "put the black cup | and the purple plate in the dishwasher", "grabbed the bread off the island |
+        and the eggs out of the fridge" (no verb, no state word, no word of being)."""
         first = next((m for m in self.mentions if start <= m.start < end), None)
-        moving = any(self.words[i] in self.lexicon.moves and self._is_verb(i) for i in range(*before))
+        verbs = self.lexicon.moves | (frozenset() if self.request else self.lexicon.takes)  # ("take the pizza to
+        # Michael and the energy drink to Jessica": two requests)
+        moving = any(self.words[i] in verbs and self._is_verb(i) for i in range(*before))
         return moving and first is not None and all(w in _DETERMINERS for w in self.words[start:first.start]) and (
             self._kind(first) == "item") and not any(
-            self._is_verb(i) or (self.words[i] in self.lexicon.state_words and not self._preposition(i))
-            or self.words[i] in _BE for i in range(start, end))
+            self._is_verb(i) or (self.words[i] in self.lexicon.state_words and not self._preposition(i)
+                                 and not from_a_place(self.words, i)) or self.words[i] in _BE
+            for i in range(start, end))
 
     def _preposition(self, i: int) -> bool:
         """"on" of "on the counter": a word of place before a thing, not a state."""

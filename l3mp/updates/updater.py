@@ -389,7 +389,7 @@ class _Run:
                                question=question)
         delta, problems = self.derive(stated)
         if delta is not None and u.verify and not problems:
-            problems = meaning.problems(delta, stated, self.mentions, allowed, self.graph, u.world.domain,
+            problems = meaning.problems(delta, stated, self.told(), allowed, self.graph, u.world.domain,
                                         u.grounder.lexicon.covered if u.grounder else frozenset(), self.report,
                                         u.world.verifier.rules, self.placing_verbs)
             if not problems and (number > 0 or u.gate_reading) and u.gate:
@@ -411,6 +411,12 @@ class _Run:
             return None
         record(delta, ())
         return self.result(APPLIED, None, record=applied)
+
+    def told(self) -> list[Mention]:
+        """The mentions an answer must say something of (`meaning.problems`): not those of a clause about a thing
+        the memory has none of ("bought some milk and put it in the fridge": the fridge need not change)."""
+        new = reading.new_parts(self.report, tokens(self.report), self.mentions, self.graph, self.u.world.domain)
+        return [m for m in self.mentions if m.start not in new]
 
     def gated(self, stated: list[Stated], delta: Delta, allowed: set[str]) -> tuple[list[Stated], Delta, list[str]]:
         """The gate (`l3mp.updates.gate`): the literals, their delta and the problems left. Changes no words of the
@@ -436,7 +442,7 @@ class _Run:
         kept = [s for s in stated if s not in {literal for literal, _ in odd}]
         fewer, again = self.derive(kept)
         if fewer is not None and not again:
-            again = meaning.problems(fewer, kept, self.mentions, allowed, self.graph, u.world.domain,
+            again = meaning.problems(fewer, kept, self.told(), allowed, self.graph, u.world.domain,
                                      u.grounder.lexicon.covered, self.report, u.world.verifier.rules,
                                      self.placing_verbs) or gate.check(
                 kept, *args)

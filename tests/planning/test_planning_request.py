@@ -1026,3 +1026,63 @@ def test_of_alike_fixtures_nothing_else_tells_apart_the_one_in_the_speakers_room
     assert reading("turn the tap on for me, my hands are full").outcome == "asked"
     assert reading("turn the other tap on", "jessica").outcome == "asked"
     assert reading("turn the tap on in the other kitchen", "jessica").goal != "(faucet_on faucet_1)"  # not hers
+
+
+@pytest.mark.parametrize(("text", "speaker", "goal"), [
+    # where the speaker thinks it is: a hint, the memory knows
+    ("can you bring me the atlas? I think Jess put it in the garage", "jessica", "(has jessica atlas_1)"),
+    # "thats on the ...": which glass; "I want some wine": what for
+    ("wash the wine glass thats on the kitchen island and then bring it to me, I want some wine", "jessica",
+     "(and (has jessica wine_glass_1) (not (dirty wine_glass_1)))"),
+    # a question that names the phone "it" then stands for; "to me in the kitchen": to the speaker
+    ("Is that the pink smartphone ringing? Answer it and bring it to me in the kitchen", "jessica",
+     "(and (has jessica pink_smartphone_1) (not (ringing pink_smartphone_1)))"),
+    # kept where it is: its place is part of the goal
+    ("Put the sparkling water in the fridge in kitchen 1. Don't take the small leftover pizza out though, it stays "
+     "in there", None, "(and (inside small_leftover_pizza_1 fridge_1) (inside sparkling_water_1 fridge_1))"),
+    ("Put the atlas on the kitchen table in kitchen 1, but leave the grey textbook where it is", None,
+     "(and (on atlas_1 kitchen_table_1) (on grey_textbook_1 bookshelf_1))"),
+])
+def test_a_hint_a_question_before_it_and_a_thing_kept_where_it_is_are_read(text, speaker, goal):
+    found = reading(text, speaker)
+    assert found is not None and found.outcome == GOAL and found.goal == goal, found
+
+
+@pytest.mark.parametrize("text", [
+    "someone left the ham out on the island AND the fridge wide open :( put the ham back in and shut it pls",  # the
+    # fridge named before may be "it"
+    "is there any of that leftover pizza still in the fridge? I'd kill for a slice",  # a part of a thing named
+])
+def test_it_for_a_thing_named_earlier_and_a_part_of_a_thing_do_not_make_a_request_impossible(text):
+    found = reading(text, "jessica")
+    assert found is None or found.outcome != IMPOSSIBLE, found.reason
+
+
+@pytest.mark.parametrize(("text", "goal"), [
+    # a question of a thing's state, then what to do if it is (not) so: done either way
+    ("Is the wine glass on the kitchen island clean? If it isn't, give it a quick wash.", "(not (dirty wine_glass_1))"),
+    ("Did anyone leave the desk lamp in bedroom 2 on? If so turn it off", "(not (light_on desk_lamp_1))"),
+    ("is the dishwasher in kitchen 1 shut? close it if it isnt", "(not (is_open dishwasher_1))"),
+    # how (no thing of the home)
+    ("can you turn off the desk lamp in bedroom 2 without waking her", "(not (light_on desk_lamp_1))"),
+    # two things left so, then "them both"
+    ("Jessica left the dishwasher in kitchen 1 and the pantry in kitchen 2 open, can you close them both",
+     "(and (not (is_open dishwasher_1)) (not (is_open pantry_2)))"),
+    # what is done stays so
+    ("Open the fridge in kitchen 1 and just leave it open", "(is_open fridge_1)"),
+])
+def test_a_question_then_what_to_do_if_so_and_a_request_with_how_or_them_both_are_read(text, goal):
+    found = reading(text)
+    assert found is not None and found.outcome == GOAL and found.goal == goal, found
+
+
+def test_a_question_of_a_state_is_said_as_its_request_only_with_an_if_after_it():
+    from l3mp.planning.request import _asked_if
+    assert _asked_if("Is the TV on? If so turn it off") == "turn the TV off"
+    assert _asked_if("Did anyone leave the fridge open? Make sure it's shut.") == "Make sure the fridge's shut."
+    assert _asked_if("Is the TV on? I want to watch it") == "Is the TV on? I want to watch it"
+
+
+def test_how_a_person_is_before_a_comma_says_who_her_is():
+    found = reading("jessica's bored, take her the atlas")
+    assert found is not None and found.outcome == GOAL and found.goal == "(has jessica atlas_1)", found
