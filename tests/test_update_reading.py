@@ -1057,6 +1057,8 @@ def test_a_state_said_to_be_still_so_is_recorded_only_of_the_one_thing_meant():
     ("Jessica's done cooking, she switched off the bedside lamp.", {F("light_on", "bedside_lamp_1")}, set()),
     ("Jessica finally finished the atlas and put it down on the workbench.", {F("on", "atlas_1", "bookshelf_2")},
      {F("on", "atlas_1", "workbench_1")}),
+    ("Jessica couldn't see a thing so she flicked the overhead light in kitchen 1 on", set(),
+     {F("light_on", "overhead_light_1")}),  # what she could not do: why
 ])
 def test_got_left_on_a_reason_before_a_comma_and_finished_then_put_down_are_read(text, remove, add):
     assert _plainly(house().copy(), text) == (remove, add)
@@ -1080,3 +1082,17 @@ def test_things_said_as_it_brought_through_to_a_room_go_there_with_who_carried_t
 def test_someone_who_used_a_thing_and_put_it_back_moved_nothing():
     assert _plainly(house().copy(), "the yellow plate is dirty, somebody had toast off it and put it back") == (
         set(), {F("dirty", "yellow_plate_1")})
+
+
+@pytest.mark.parametrize(("text", "remove", "add"), [
+    ("Jessica had the small leftover pizza from the fridge in kitchen 1",
+     {F("inside", "small_leftover_pizza_1", "fridge_1")}, {F("has", "jessica", "small_leftover_pizza_1")}),
+    ("jess had the small yoghurt from the fridge in kitchen 2", {F("inside", "small_yogurt_2", "fridge_2")},
+     {F("has", "jessica", "small_yogurt_2")}),  # another spelling of a label's word
+])
+def test_had_the_food_is_eating_it(text, remove, add):
+    assert _plainly(house().copy(), text) == (remove, add)
+
+
+def test_had_the_device_on_is_no_eating():
+    assert "is having" not in plain_report("Jessica had the TV on all night")

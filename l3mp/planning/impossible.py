@@ -10,7 +10,8 @@ clause: "bake a cake", "could you turn on the TV in the garage") to act on
 - a fixture in a room where there is none: "the TV in the kitchen" when the only TV is in the living room;
 - a state its type cannot have: "wash the dictionary" (only dishes get dirty), "open the book";
 - a fixture, room or person to carry: "move the fridge", "bring me the sink" (only items are picked up);
-- a skill the robot does not have: "vacuum the living room", "iron my shirt", "water the plants" (`NO_SKILL`).
+- a skill the robot does not have: "vacuum the living room", "iron my shirt", "water the plants" (`NO_SKILL`), and
+  running a machine: "start the dishwasher", "the dishwasher is full, can you run it?".
 
 A thing given to a person is acted on too ("give Sarah the orange juice" when the memory has no juice: "orange" of
 the orange magazine only describes it). A thing of another kind is no substitute: "the orange juice" when the only
@@ -101,6 +102,9 @@ NO_SKILL = frozenset({"vacuum", "hoover", "mop", "sweep", "dust", "iron", "cook"
 """Verbs of skills the robot does not have (the household domain moves items, opens and closes containers,
 switches devices, washes dishes, gives things and answers phones): a request that opens with one of them cannot be
 done here."""
+_RUNNING = frozenset({"run", "start"})
+_APPLIANCES = frozenset({"dishwasher", "oven", "microwave", "kettle", "dryer", "toaster"})
+"""Machines the robot may open or close at most: running one ("start the dishwasher") is no action of this home."""
 CARRY_VERBS = frozenset({"move", "moved", "carry", "bring", "take", "put", "place", "drop", "hand", "give", "pass",
                          "fetch", "grab", "pick", "lift", "push", "pull", "drag", "shift", "relocate", "return"})
 """Verbs of carrying a thing: what they act on must be an item ("move the fridge" cannot be done)."""
@@ -524,6 +528,12 @@ def _no_skill(words: list[str], clause: Clause, covered: set[int]) -> str | None
         rest = rest[1:] if rest[:1] and rest[0] in {"me", "us", "him", "her", "them", "everyone"} else rest
         if rest[:1] and rest[0] in {"a", "an", "some", "another"}:
             return f"the robot cannot {words[verb]} food or drinks: no action of this home does that"
+    if verb is not None and words[verb] in _RUNNING:  # "start the dishwasher", "the dishwasher is full, run it"
+        said = [w for w in words[verb + 1:min(clause.end, verb + 4)] if w not in DETERMINERS]
+        named = said[0] if said and said[0] in _APPLIANCES else next(
+            (w for w in reversed(words[:clause.start]) if w in _APPLIANCES), None) if said[:1] == ["it"] else None
+        if named is not None:
+            return f"the robot cannot run the {named}: it can open, close and load it, no more"
     if verb is None or words[verb] not in NO_SKILL:
         return None
     after = words[verb + 1] if verb + 1 < clause.end else ""

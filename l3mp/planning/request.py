@@ -173,6 +173,36 @@ _DO_THE_DISHES = re.compile(
 _DIRTY_STUFF = re.compile(r"\b(?P<verb>do|wash|clean|scrub)\s+(?P<all>all\s+)?the\s+dirty\s+(?:stuff|things|lot)\b",
                           re.IGNORECASE)
 """"do all the dirty stuff sitting in the sink": wash all the dirty dishes there (only dishes get dirty)."""
+_I_WANT_BRING_IT = re.compile(r"^\s*(?:i|I)\s+(?:want|need|fancy)\s+(?P<what>(?:the|my)\s+[^,.;!?]+?)\s*[,.;!-]+\s*"
+                              r"(?:(?:can|could)\s+(?:you|u)\s+)?(?P<verb>bring|fetch|get)\s+it\s+(?:over\s+)?(?:here|to\s+me)"
+                              r"\b", re.IGNORECASE)
+""""I want the bag of chips, bring it over here?": bring me the bag of chips."""
+_BRING_IT_TO_ME = re.compile(r"\b(?P<verb>bring|fetch)\s+(?P<what>(?:the|my)\s+[a-z]+(?:\s+[a-z0-9]+){0,5}?\s+(?:in|on|"
+                             r"from)\s+(?:the\s+)?[a-z]+(?:\s+[a-z0-9]+){0,2}?)\s+to\s+me\b", re.IGNORECASE)
+_IS_THERE_ANY = re.compile(
+    r"\bis\s+there\s+(?:still\s+)?(?:any\s+(?:of\s+)?)?(?:that\s+|the\s+|some\s+)?(?P<what>[a-z]+(?:\s+[a-z]+)?)"
+    r"(?:\s+(?:still|left))?(?P<where>\s+(?:in|on)\s+the\s+[a-z]+(?:\s+[a-z]+)?(?:\s+\d)?)?(?:\s+(?:still|left))?\s*\?+\s*"
+    r"(?:i['\u2019]?d\s+kill\s+for|i\s+could\s+(?:really\s+)?(?:go\s+for|use)|that['\u2019]?d\s+be\s+(?:lovely|great|"
+    r"perfect|amazing))\b[^.?!]*[.!?]*\s*$", re.IGNORECASE)
+""""is there any of that leftover pizza still in the fridge? I'd kill for a slice": bring me the leftover pizza in the
+fridge (a wish said as a question)."""
+_NOT_JUST = re.compile(r"\s*[,;\u2013\u2014-]*\s*\bnot\s+just\s+(?:the\s+)?[^,.;!?]+", re.IGNORECASE)
+""""Every dirty one in the house, not just the kitchen ones": those too (no exception)."""
+_HEY_ROBOT = re.compile(r"^\s*(?:hey|hi|oi|ok|okay)(?:\s+(?:robot|there))?\s*[,!.]+\s*", re.IGNORECASE)
+""""hey robot, turn on ...": who is spoken to."""
+_RUN_THE_TAP = re.compile(r"\brun\s+(?P<what>the\s+(?:[a-z]+\s+)?(?:tap|faucet))\b", re.IGNORECASE)
+""""run the tap for me": turn the tap on."""
+""""bring the cordless phone in the hallway to me": bring me the cordless phone in the hallway (the place says which,
+it is not where it goes)."""
+_WANTS_MAKE_SURE = re.compile(
+    r"^\s*(?P<who>[A-Za-z]+)\s+(?:wants|wanted|needs|needed|asked\s+for|is\s+after|was\s+after)\s+(?P<what>(?:the|her|his|"
+    r"their)\s+[^,.;!?]+?)\s*[,.;!-]+\s*(?:can\s+you\s+|could\s+you\s+|please\s+)?make\s+sure\s+(?:she|he|they)"
+    r"(?:['\u2019]s|\s+has|\s+have)\s+got\s+(?:it|them)\b", re.IGNORECASE)
+""""sarah wants her hardcover novel, make sure she's got it": give Sarah her hardcover novel."""
+_WHATEVER_IN = re.compile(r"\b(?:do|wash|clean|scrub)\s+(?:up\s+)?(?:whatever['\u2019]s|whatever\s+is|everything\s+"
+                          r"(?:that['\u2019]s|that\s+is)|all\s+the\s+stuff)\s+(?:piled\s+up\s+|sitting\s+|left\s+)?"
+                          r"(?P<where>in\s+the\s+[a-z]+(?:\s+sink)?(?:\s+in\s+[a-z]+\s+\d)?)", re.IGNORECASE)
+""""do whatever's piled up in the kitchen sink": wash the dirty dishes in the kitchen sink (only dishes get dirty)."""
 _SIGN_AFTER = re.compile(r"\b(?P<verb>turn|switch)\s+(?P<what>(?:the|all\s+the|my|our)\s+[^,.;!?]+?)\s+"
                          r"(?P<sign>on|off)\b(?=\s+(?:in|inside)\b)", re.IGNORECASE)
 """"Switch the lights off in bedroom 2": switch off the lights in bedroom 2."""
@@ -215,6 +245,17 @@ _HOW_THEY_ARE_THEN_HER = re.compile(
     r"(?P<ask>(?:(?:can|could|would)\s+you\s+|please\s+)?(?:take|bring|give|get|fetch|hand|pass))\s+(?:her|him)\b",
     re.IGNORECASE)
 """"jessica's bored, take her the comic book": take Jessica the comic book (how she is: why)."""
+_SAID_THEN_IT = re.compile(
+    r"^\s*(?P<what>(?:my|the|our|his|her)\s+[a-z]+(?:\s+(?!(?:is|was|has)\b)[a-z0-9]+){0,9}?)(?:['\u2019]s|\s+is|\s+was|"
+    r"\s+has\s+been)\s+(?:still\s+)?(?:sitting|lying|dirty|left)\b[^.?!,;]*[.!?,;]+\s*(?:[^.?!]*\bit['\u2019]s\b[^.?!]*"
+    r"[.!?]+\s*)?(?P<rest>(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:wash|clean|bring|take|put|give|rinse)\s+it\b"
+    r"[^.?!]*[.?!]*\s*(?:cheers|thanks|thx|ta)?[.!]*\s*)$", re.IGNORECASE)
+""""my green cup's still sitting dirty by the bed from last night. wash it and bring it to me?": wash my green cup
+and bring it to me (what was said of it says which, and why)."""
+_MAKE_SURE_NOT = re.compile(r"\bmake\s+sure\s+(?P<what>(?:the|my|our|his|her)\s+[^.?!,;]+?)\s+(?:isn['\u2019]?t|"
+                            r"is\s+not|aren['\u2019]?t|are\s+not)\s+(?P<state>running|on|open)\b", re.IGNORECASE)
+""""make sure the kitchen tap isn't running": make sure it is off."""
+_NOT_SO = {"running": "off", "on": "off", "open": "shut"}
 _WITHOUT_AT_THE_END = re.compile(r"\s+without\s+[a-z]+ing(?:\s+(?:her|him|them|anyone|anybody|everyone|everybody|me|"
                                  r"us|up))?(?=\s*[.!?]*\s*$)", re.IGNORECASE)
 """"can you turn it off without waking her": how (no thing of the home; "without touching the lamp" keeps it)."""
@@ -532,11 +573,18 @@ def _plainer(task: str) -> str:
     text = _PLEASE_AT_THE_END.sub("", text) or text  # "turn on the floor lamp and the tv please": only polite
     text = _WHY_AT_THE_END.sub("", _IN_THE_SHOWER.sub("", text)) or text
     text = _asked_if(_WITHOUT_AT_THE_END.sub("", text))
+    text = _SAID_THEN_IT.sub(lambda m: re.sub(r"\bit\b", m["what"], m["rest"], count=1), text)
+    text = _MAKE_SURE_NOT.sub(lambda m: f"make sure {m['what']} is {_NOT_SO[m['state'].lower()]}", text)
     text = _HOW_THEY_ARE_THEN_HER.sub(lambda m: f"{m['ask']} {m['who']}", text)
     text = _AND_LEAVE_IT_SO.sub(lambda m: m["ask"] if (m["verb"].lower() == "open") == (m["state"].lower() == "open")
                                 else m[0], text)
     text = _LEFT_BOTH_THEN_THEM.sub(lambda m: re.sub(r"\bthem(?:\s+both)?\b", m["what"], m["rest"], count=1), text)
-    text = _IS_THAT_RINGING.sub(lambda m: f"{m['verb']} {m['what']}", _TO_ME_IN_A_ROOM.sub(lambda m: m["me"], text))
+    text = _IS_THAT_RINGING.sub(lambda m: f"{m['verb']} {m['what']}{m['where'] or ''}", _TO_ME_IN_A_ROOM.sub(
+        lambda m: m["me"], text))
+    text = _RINGING_THEN_IT.sub(lambda m: re.sub(
+        r"\b(?:answer\s+it|get\s+it|grab\s+it|pick\s+up|pick\s+it\s+up)\b",
+        "answer " + re.sub(r"^that\b", "the", m["what"], flags=re.IGNORECASE) + (m["where"] or ""), m["rest"], count=1),
+        text)
     text = _HEAR_WATER.sub(lambda m: f"the tap in {m['where']} is running", _LEFT_GOING.sub(
         lambda m: f"{m['lead']} running", _WHERE_I_WENT.sub("", text)))
     text = _MAKE_SURE_PUT.sub(lambda m: f"put {m['what']} {m['where']}", _MAKE_SURE_HAS.sub(
@@ -546,6 +594,12 @@ def _plainer(task: str) -> str:
     # reads "in there")
     text = _without_what_they_mean_to_do(_MY_OWN_PLAN.sub("", _EXCEPTION_SAID_AGAIN.sub(lambda m: m["keep"], text)))
     text = _DIRTY_STUFF.sub(lambda m: f"wash {m['all'] or ''}the dirty dishes", text)
+    text = _WHATEVER_IN.sub(lambda m: f"wash the dirty dishes {m['where']}", text)
+    text = _WANTS_MAKE_SURE.sub(lambda m: f"give {m['who']} {m['what']}", text)
+    text = _BRING_IT_TO_ME.sub(lambda m: f"{m['verb']} me {m['what']}", text)
+    text = _I_WANT_BRING_IT.sub(lambda m: f"{m['verb']} me {m['what']}", text)
+    text = _IS_THERE_ANY.sub(lambda m: f"bring me the {m['what']}{m['where'] or ''}", text)
+    text = _RUN_THE_TAP.sub(lambda m: f"turn on {m['what']}", _HEY_ROBOT.sub("", _NOT_JUST.sub("", text)))
     text = _DO_THE_DISHES.sub(lambda m: f"wash {m['what']}", _ALL_WASHING.sub("wash all the dirty dishes",
                                                                              _WASHING_UP.sub("wash ", text)))
     text = _WOULD_BE_NICE.sub(lambda m: "bring me " + re.sub(r"^(?:that|this|some|a|an)\s+", "the ", m["what"] or m[
@@ -913,7 +967,15 @@ _WHY_AT_THE_END = re.compile(
     r"melt|get\s+warm)"
     r"|what\s+a\s+(?:waste|shame|pain|mess)\b[^.?!]*"  # "..., what a waste of water"
     r"|(?:i|I)\s+want\s+(?:to\s+[a-z]+|my\s+[a-z]+\s+in\s+(?:that|this|it))\b[^.?!]*"  # "I want my tea in that one"
-    r"|(?:i|I)\s+(?:want|fancy)\s+(?:some|a|an)\s+[a-z]+)"  # "..., bring it to me, I want some wine": what for
+    r"|(?:(?:i|I)\s+)?(?:want|fancy)\s+(?:some|a|an)\s+[a-z]+"  # "..., bring it to me, I want some wine": what for
+    r"|(?:i\s+)?(?:have|need)\s+to\s+[a-z]+\s+my\b[^.?!]*"  # "..., have to wash my face"
+    r"|(?:it|that)['\u2019]?s\s+probably\s+[^.?!]*"  # "..., it's probably my mum"
+    r"|(?:i|I)['\u2019]?m\s+in\s+the\s+middle\s+of\b[^.?!]*"  # "... I'm in the middle of something"
+    r"|(?:she|he|they)\s+wants?\s+something\s+to\s+[a-z]+\b[^.?!]*"  # "..., she wants something to read"
+    r"|(?:i\s+)?need\s+to\s+[a-z]+\b[^.?!]*"  # "... bring it to me? need to call my mum"
+    r"|(?:i\s+)?can['\u2019]?t\s+be\s+bothered\b[^.?!]*"  # "... can't be bothered getting up lol"
+    r"|(?:i|I)\s+don['\u2019]?t\s+want\s+(?:another|a|any)\s+[^.?!]*"  # "..., I don't want another flood"
+    r"|(?:it|they)\s+(?:doesn['\u2019]?t|don['\u2019]?t)\s+belong\b[^.?!]*)"  # "..., it doesn't belong in the bathroom"
     r"\s*[.!?]*\s*$")
 """"..., Michael's still reading", "..., Jessica's got her hands full", "..., the pizza will go bad": why (a person
 busy, a thing that would spoil), not a request."""
@@ -925,14 +987,23 @@ _LEFT_GOING = re.compile(r"\b(?P<lead>left\s+(?:the|a|my)\s+(?:[a-z]+\s+){0,3}?(
                          r"on)\b",
                          re.IGNORECASE)
 """"somebody's left the bathroom tap going": running."""
-_TO_ME_IN_A_ROOM = re.compile(r"\b(?P<me>to\s+me)\s+(?:in|at)\s+(?:the\s+)?" + _ROOM_WORDS + r"(?:\s+\d)?\b",
-                              re.IGNORECASE)
+_TO_ME_IN_A_ROOM = re.compile(r"\b(?P<me>to\s+me)\s+(?:(?:in|at)\s+(?:the\s+)?" + _ROOM_WORDS + r"(?:\s+\d)?\b|"
+                              r"(?:in|over)\s+here\b)", re.IGNORECASE)
 """"bring it to me in the kitchen": to the speaker, wherever they are ("bring me the book in the kitchen" says which
 book, and stays)."""
 _IS_THAT_RINGING = re.compile(r"^\s*(?:is\s+that|is\s+it|that['\u2019]s|thats)\s+(?P<what>(?:the|my|our|his|her)\s+"
-                              r"[a-z]+(?:\s+[a-z]+){0,2}?)\s+(?:ringing|going\s+off)\s*\?+\s*"
+                              r"[a-z]+(?:\s+[a-z]+){0,2}?)\s+(?:ringing|going\s+off)(?P<where>\s+(?:in|on)\s+the\s+"
+                              r"[a-z]+(?:\s+[a-z]+)?(?:\s+\d)?)?\s*[?!,.\u2026\u2013\u2014-]+\s*(?:(?:can|could|would)\s+(?:you|u)\s+)?"
                               r"(?P<verb>answer|get|grab|pick\s+up)\s+it\b", re.IGNORECASE)
-""""Is that the gold phone ringing? Answer it and ...": answer the gold phone and ..."""
+""""Is that the gold phone ringing? Answer it and ...", "is that my phone ringing in the bedroom?! answer it": answer
+the gold phone (in the bedroom) and ..."""
+_RINGING_THEN_IT = re.compile(
+    r"^\s*(?:(?:ugh|oh|hey|argh)[,!.]*\s+)?(?P<what>(?:the|my|that)\s+[^,.;!?\u2026]+?)(?:['\u2019]s|\s+is|\s+has\s+been|"
+    r"\s+keeps|\s+won['\u2019]?t\s+stop)\s+(?:ringing|going\s+off|buzzing)(?:\s+again)?(?P<where>\s+(?:in|on)\s+the\s+"
+    r"[a-z]+(?:\s+[a-z]+)?(?:\s+\d)?)?\s*(?:[,.;!?\u2026-]+\s*)+(?P<rest>(?:(?:can|could|would)\s+(?:you|u)\s+|please\s+|pls\s+)?"
+    r"(?:answer\s+it|get\s+it|grab\s+it|pick\s+up|pick\s+it\s+up)\b[^.?!]*[.?!]*\s*)$", re.IGNORECASE)
+""""the phone in the kitchen's ringing, can you answer it and bring it to me", "the pink smartphone's going off again,
+get it would you": answer the phone in the kitchen and ..."""
 _ASKED_IF = re.compile(
     r"^\s*(?:is|are|was|did\s+(?:anyone|anybody|somebody|someone|you)\s+leave)\s+(?P<what>(?:the|my|our|his|her)\s+"
     r"[^?.!,]+?)\s+(?:still\s+)?(?:on|off|open|shut|closed|clean|dirty|ringing|running)\s*\?+\s*(?P<rest>.+)$",

@@ -157,7 +157,8 @@ _RELATIVE_PLACE = re.compile(
     r"\s+(?:(?:that|which)(?:\s+(?:was|is|were|are)|['\u2019]s)|thats)\s+(?:still\s+|just\s+)?(?:sitting\s+|lying\s+|"
     r"standing\s+|"
     r"soaking\s+|"
-    r"waiting\s+|drying\s+|charging\s+)?(?=(?:on|in|inside|at|under|beside|near|next\s+to)\s+(?:(?:the|a|an|his|her|"
+    r"waiting\s+|drying\s+|charging\s+)?(?=(?:on|in|inside|at|under|beside|near|by|next\s+to)\s+(?:(?:the|a|an|his|"
+    r"her|"
     r"their|my|our|its)\b|"
     r"[a-z]+\s+\d|[a-z]+['\u2019]s\s))",
     re.IGNORECASE)
@@ -221,6 +222,11 @@ _WITH_THE_OTHERS = re.compile(r",?\s+(?:next\s+to|beside|with)\s+(?:the|its)\s+o
 _FINISHED = re.compile(r"\b(?:finished|polished|finishing)\s+(?:off|up)\s+(?=(?:the|his|her|their|my|our)\s)",
                        re.IGNORECASE)
 """"finished off the bottle of wine": is having it (the one who finished it has it)."""
+_HAD_THE = re.compile(r"\b(?:had|has\s+had)\s+(?=(?:the|his|her|their|my|our)\s+(?:[a-z]+\s+){0,2}?[a-z]+"
+                      r"(?:\s+(?:from|out\s+of|off)\s+the\s+[a-z]+(?:\s+[a-z]+)?(?:\s+\d)?(?:\s+in\s+[a-z]+(?:\s+room)?"
+                      r"\s+\d)?)?\s*(?:$|[,.;!?]|and\b|then\b|on\s+toast\b))", re.IGNORECASE)
+""""jess had the yoghurt from the fridge", "David had the cold soda": is having it (the one who ate or drank it has
+it; not "had the TV on", "had the plate out")."""
 _FINISHED_AND_PUT = re.compile(
     r"\b(?:finally\s+)?finished\s+(?:reading\s+)?(?P<what>(?:the|his|her|their|my|our)\s+[a-z]+(?:\s+[a-z]+)?)\s+"
     r"and\s+(?P<verb>put|left|placed|dropped|set)\s+it\b", re.IGNORECASE)
@@ -622,8 +628,8 @@ person went to do there, no place ("went to the bedroom" is a place, read as suc
 _GOT_UP = re.compile(r"\b(?:got|gets|woke|jumped|sat)\s+up\s+(?:and\s+)?(?=(?:went|walked|ran|headed|came|moved|"
                      r"took|grabbed|picked|put|turned|switched|opened|closed)\b)", re.IGNORECASE)
 """"Sarah got up and went to the bathroom": she went to the bathroom ("got up" is no taking)."""
-_SO_THEY = re.compile(r"^(?P<who>[A-Z][a-z]+)(?P<why>(?:['\u2019]s|\s+(?:is|was|had|needed|wanted|felt|"
-                      r"got))\b[^,.;!?]*?)"
+_SO_THEY = re.compile(r"^(?P<who>[A-Z][a-z]+)(?P<why>(?:['\u2019]s|\s+(?:is|was|had|needed|wanted|felt|got|"
+                      r"couldn['\u2019]t|could\s+not|can['\u2019]t|wasn['\u2019]t))\b[^,.;!?]*?)"
                       r"(?:,\s*(?:so\s+)?|\s+so\s+)(?:he|she|they)\s+(?=[a-z])")
 """"Michael's done reading for tonight so he switched off his desk lamp", "Jessica's done cooking, she switched
 off ...": why, then what he did (the reason names no thing: no definite or possessive words in it)."""
@@ -668,6 +674,7 @@ def plain_report(text: str) -> str:
     the wine" (the one who ate it has it), and "picked up the phone that was ringing" -> "answered the phone"."""
     text = _ALL_GONE.sub(lambda m: f"{m['who']} {m['verb']} {m['what']}", text)
     text = _FINISHED_AND_PUT.sub(lambda m: f"{m['verb']} {m['what']}", text)
+    text = _HAD_THE.sub("is having ", text)
     text = _FOR_A_MEAL.sub("", _NOW_DOING.sub("", _LEFT_LIKE_THAT.sub("", _GOT_UP.sub("", _TO_REST.sub("", text)))))
     text = _SNACKING.sub("eating", _GAVE_IT_A_WASH.sub(lambda m: f"washed {m['it']}", text))
     text = _PUT_IT_THERE.sub(lambda m: m["said"], text)

@@ -338,6 +338,8 @@ def test_a_read_request_that_names_nothing_plans_over_its_goals_things_without_a
     ("The green dictionary got jam on it, could you wash it?", "dirty is for dishes, not books"),  # "it": the
     # thing of the clause before
     ("Put the telly on in the kitchen, please.", "there is no telly in the kitchen in memory (only in living room)"),
+    ("Can you start the dishwasher in kitchen 1? Full cycle", "the robot cannot run the dishwasher"),  # a machine
+    ("the dishwasher in kitchen 1 is full, can you run it?", "the robot cannot run the dishwasher"),
 ])
 def test_what_this_home_cannot_do_is_said_so_with_the_reason(text, said):
     found = reading(text)
@@ -1086,3 +1088,84 @@ def test_a_question_of_a_state_is_said_as_its_request_only_with_an_if_after_it()
 def test_how_a_person_is_before_a_comma_says_who_her_is():
     found = reading("jessica's bored, take her the atlas")
     assert found is not None and found.outcome == GOAL and found.goal == "(has jessica atlas_1)", found
+
+
+@pytest.mark.parametrize(("text", "goal"), [
+    ("make sure the desk lamp in bedroom 2 isn't on, I don't want another huge bill", "(not (light_on desk_lamp_1))"),
+    ("Put the grey textbook on the workbench, it doesn't belong in the living room",
+     "(on grey_textbook_1 workbench_1)"),
+])
+def test_make_sure_it_is_not_so_and_a_reason_of_not_wanting_or_belonging_are_read(text, goal):
+    found = reading(text)
+    assert found is not None and found.outcome == GOAL and found.goal == goal, found
+
+
+@pytest.mark.parametrize(("text", "speaker", "goal"), [
+    ("the purple plate on the counter has been sitting there for days, it's gross. Wash it please", None,
+     "(not (dirty purple_plate_1))"),
+    ("my purple plate's still sitting dirty on the counter. wash it and bring it to me? cheers", "jessica",
+     "(and (has jessica purple_plate_1) (not (dirty purple_plate_1)))"),
+])
+def test_what_is_said_of_a_thing_before_a_request_of_it_says_which_it_is(text, speaker, goal):
+    found = reading(text, speaker)
+    assert found is not None and found.outcome == GOAL and found.goal == goal, found
+
+
+@pytest.mark.parametrize(("text", "speaker", "goal"), [
+    ("is that the pink smartphone ringing in the living room?! answer it and bring it to me in here, it's probably "
+     "my mum", "jessica", "(and (has jessica pink_smartphone_1) (not (ringing pink_smartphone_1)))"),
+    ("the pink smartphone's going off again, pick it up would you", None, "(not (ringing pink_smartphone_1))"),
+    ("that's the pink smartphone ringing on the side table - can you answer it? I'm in the middle of something", None,
+     "(not (ringing pink_smartphone_1))"),
+])
+def test_a_phone_said_to_ring_then_it_to_be_answered_is_that_phone(text, speaker, goal):
+    found = reading(text, speaker)
+    assert found is not None and found.outcome == GOAL and found.goal == goal, found
+
+
+def test_whatever_is_piled_up_in_a_sink_is_its_dirty_dishes():
+    found = reading("Could you do whatever's piled up in the kitchen sink in kitchen 2? All of it.")
+    assert found is not None and found.outcome == GOAL and found.goal == "(not (dirty blue_serving_dish_1))", found
+
+
+@pytest.mark.parametrize("text", ["Jessica wants the atlas, make sure she's got it",
+                                  "Grab the atlas for Jessica, she wants something to read"])
+def test_what_a_person_wants_made_sure_of_or_given_with_a_reason_is_theirs(text):
+    found = reading(text)
+    assert found is not None and found.outcome == GOAL and found.goal == "(has jessica atlas_1)", found
+
+
+@pytest.mark.parametrize(("text", "speaker", "goal"), [
+    ("hey could u bring me the atlas off the bookshelf? can't be bothered getting up lol", "jessica",
+     "(has jessica atlas_1)"),
+    ("I think I left the water bottle in the garage, can you bring it to me? need to call my mum", "jessica",
+     "(has jessica water_bottle_1)"),
+    ("the sparkling water is sitting out on the side table, put it back in the fridge in kitchen 1", None,
+     "(inside sparkling_water_1 fridge_1)"),
+])
+def test_a_reason_at_the_end_and_a_thing_said_where_it_sits_then_it_are_read(text, speaker, goal):
+    found = reading(text, speaker)
+    assert found is not None and found.outcome == GOAL and found.goal == goal, found
+
+
+@pytest.mark.parametrize(("text", "speaker", "goal"), [
+    ("hey robot, run the tap in the bathroom for me, have to wash my face", None, "(faucet_on faucet_2)"),
+    ("I want the atlas, bring it over here?", "jessica", "(has jessica atlas_1)"),
+    ("bring me the water bottle from the garage? want some water", "jessica", "(has jessica water_bottle_1)"),
+])
+def test_who_is_spoken_to_running_the_tap_and_wanting_a_thing_brought_are_read(text, speaker, goal):
+    found = reading(text, speaker)
+    assert found is not None and found.outcome == GOAL and found.goal == goal, found
+
+
+def test_not_just_some_is_no_exception():
+    found = reading("Could you do the dishes? Every dirty one in the house, not just the kitchen ones.")
+    assert found is not None and found.outcome == GOAL and found.goal == (
+        "(and (not (dirty black_frying_pan_1)) (not (dirty blue_serving_dish_1)) (not (dirty purple_plate_1)) "
+        "(not (dirty wine_glass_1)))"), found
+
+
+def test_a_wish_said_as_a_question_of_what_is_left_is_to_bring_it():
+    found = reading("mmm I'm kinda peckish... is there any of that sparkling water left on the side table? that'd be "
+                    "lovely", "jessica")
+    assert found is not None and found.outcome == GOAL and found.goal == "(has jessica sparkling_water_1)", found
