@@ -1082,6 +1082,10 @@ def test_things_said_as_it_brought_through_to_a_room_go_there_with_who_carried_t
 def test_someone_who_used_a_thing_and_put_it_back_moved_nothing():
     assert _plainly(house().copy(), "the yellow plate is dirty, somebody had toast off it and put it back") == (
         set(), {F("dirty", "yellow_plate_1")})
+    assert _plainly(house().copy(), "the yellow cup in the dishwasher isn't clean actually, someone used it and "
+                                    "just put it back") == (set(), {F("dirty", "yellow_cup_1")})
+    assert _plainly(house().copy(), "fyi the yellow cup in the dishwasher is dirty, the dishwasher never got run") == (
+        set(), {F("dirty", "yellow_cup_1")})  # what never happened: the dishwasher need not change
 
 
 @pytest.mark.parametrize(("text", "remove", "add"), [
@@ -1096,3 +1100,13 @@ def test_had_the_food_is_eating_it(text, remove, add):
 
 def test_had_the_device_on_is_no_eating():
     assert "is having" not in plain_report("Jessica had the TV on all night")
+
+
+def test_a_remark_of_why_or_who_after_a_comma_neither_says_nor_undoes_a_state():
+    """"..., no point leaving it on": why it was switched off (its "on" is no state now); "..., I did it": who."""
+    assert _plainly(house().copy(), "fyi I killed the work light in the garage on my way in, no point leaving it "
+                                    "on") == ({F("light_on", "work_light_1")}, set())
+    graph = house().copy()
+    graph.add_fact(F("faucet_on", "faucet_1"))
+    assert _plainly(graph, "the tap in kitchen 1 was left running AGAIN. It's off now, I did it.") == (
+        {F("faucet_on", "faucet_1")}, set())

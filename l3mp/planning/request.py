@@ -199,10 +199,6 @@ _WANTS_MAKE_SURE = re.compile(
     r"their)\s+[^,.;!?]+?)\s*[,.;!-]+\s*(?:can\s+you\s+|could\s+you\s+|please\s+)?make\s+sure\s+(?:she|he|they)"
     r"(?:['\u2019]s|\s+has|\s+have)\s+got\s+(?:it|them)\b", re.IGNORECASE)
 """"sarah wants her hardcover novel, make sure she's got it": give Sarah her hardcover novel."""
-_WHATEVER_IN = re.compile(r"\b(?:do|wash|clean|scrub)\s+(?:up\s+)?(?:whatever['\u2019]s|whatever\s+is|everything\s+"
-                          r"(?:that['\u2019]s|that\s+is)|all\s+the\s+stuff)\s+(?:piled\s+up\s+|sitting\s+|left\s+)?"
-                          r"(?P<where>in\s+the\s+[a-z]+(?:\s+sink)?(?:\s+in\s+[a-z]+\s+\d)?)", re.IGNORECASE)
-""""do whatever's piled up in the kitchen sink": wash the dirty dishes in the kitchen sink (only dishes get dirty)."""
 _SIGN_AFTER = re.compile(r"\b(?P<verb>turn|switch)\s+(?P<what>(?:the|all\s+the|my|our)\s+[^,.;!?]+?)\s+"
                          r"(?P<sign>on|off)\b(?=\s+(?:in|inside)\b)", re.IGNORECASE)
 """"Switch the lights off in bedroom 2": switch off the lights in bedroom 2."""
@@ -515,12 +511,13 @@ _FOR_LIKE = re.compile(r"\bfor\s+like\s+", re.IGNORECASE)
 """"for like five minutes": for five minutes ("like" is no wish there)."""
 _HERE_TO_ME = re.compile(r"\b(?:over\s+)?here\s+(?=to\s+me\b)", re.IGNORECASE)
 """"bring the phone here to me": to me."""
-_WHATEVER_IS = re.compile(r"\b(?P<verb>wash|clean|rinse|scrub)\s+(?:whatever(?:['\u2019]s|\s+is)|"
+_WHATEVER_IS = re.compile(r"\b(?P<verb>wash|clean|rinse|scrub|do)\s+(?:up\s+)?(?:whatever(?:['\u2019]s|\s+is)|"
                           r"what(?:['\u2019]?s|\s+is)|everything(?:\s+that(?:['\u2019]s|\s+is))?|anything(?:\s+"
                           r"that(?:['\u2019]s|\s+is))?|whatever)\s+(?:(?:piled|"
                           r"stacked|sitting|"
                           r"left|lying)\s+(?:up\s+)?)?(?=(?:in|on)\s+the\b)", re.IGNORECASE)
-""""wash whatever's piled up in the kitchen sink": wash all the dishes in the kitchen sink."""
+""""wash whatever's piled up in the kitchen sink", "do whatever's piled up in ...": wash all the dishes in the kitchen
+sink."""
 _ANSWER_THAT = re.compile(r"\banswer\s+(?:it|that)\b", re.IGNORECASE)
 _PHONE_WORDS = re.compile(r"\b(?:phone|phones|smartphone|cordless|mobile|telephone|landline|cell)\b", re.IGNORECASE)
 
@@ -583,7 +580,8 @@ def _plainer(task: str) -> str:
         lambda m: m["me"], text))
     text = _RINGING_THEN_IT.sub(lambda m: re.sub(
         r"\b(?:answer\s+it|get\s+it|grab\s+it|pick\s+up|pick\s+it\s+up)\b",
-        "answer " + re.sub(r"^that\b", "the", m["what"], flags=re.IGNORECASE) + (m["where"] or ""), m["rest"], count=1),
+        "answer " + re.sub(r"^(?:that|the)\b", "the", m["what"], flags=re.IGNORECASE) + (m["where"] or ""), m["rest"],
+        count=1),
         text)
     text = _HEAR_WATER.sub(lambda m: f"the tap in {m['where']} is running", _LEFT_GOING.sub(
         lambda m: f"{m['lead']} running", _WHERE_I_WENT.sub("", text)))
@@ -594,7 +592,6 @@ def _plainer(task: str) -> str:
     # reads "in there")
     text = _without_what_they_mean_to_do(_MY_OWN_PLAN.sub("", _EXCEPTION_SAID_AGAIN.sub(lambda m: m["keep"], text)))
     text = _DIRTY_STUFF.sub(lambda m: f"wash {m['all'] or ''}the dirty dishes", text)
-    text = _WHATEVER_IN.sub(lambda m: f"wash the dirty dishes {m['where']}", text)
     text = _WANTS_MAKE_SURE.sub(lambda m: f"give {m['who']} {m['what']}", text)
     text = _BRING_IT_TO_ME.sub(lambda m: f"{m['verb']} me {m['what']}", text)
     text = _I_WANT_BRING_IT.sub(lambda m: f"{m['verb']} me {m['what']}", text)
@@ -654,7 +651,7 @@ def _plainer(task: str) -> str:
     text = _BACK_OFF_THEM.sub(lambda m: f"{m['verb']} {m['it']} back", _NEED_AT_THE_END.sub("", text))
     text = _FOR_LIKE.sub("for ", _THAT_THING_FIRST.sub(lambda m: f"{m['lead']}the ", text))
     text = _HERE_TO_ME.sub("", _THAT_IS_A_CALL.sub("answer the phone", _WHO_CALLS_AT_THE_END.sub("", _WHATEVER_IS.sub(
-        lambda m: f"{m['verb']} all the dishes ", text))))
+        lambda m: f"{'wash' if m['verb'].lower() == 'do' else m['verb']} all the dishes ", text))))
     text = _GET_THE_PHONE.sub(lambda m: f"answer {m['det']} {m['noun']}", _IF_NOT.sub(_if_not, _answer_that(text)))
     text = _NOBODY_THERE.sub(lambda m: f"{m['rest']}in {m['room']}", _MIND.sub(
         lambda m: _GERUNDS[m["verb"].lower()], _FOR_ME.sub("", _PLZ.sub("please", _WOULD_YA.sub("", _US.sub(

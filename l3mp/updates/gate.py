@@ -45,6 +45,7 @@ from l3mp.updates.meaning import (
     signs_in,
     yet_to_be,
 )
+from l3mp.updates.reading import asides
 from l3mp.world.graph import WorldGraph
 
 _BE = frozenset({"is", "'s", "are", "was", "were", "been", "be"})
@@ -76,9 +77,10 @@ class _Ref:
 def _parsed(text: str, mentions: Sequence[Mention], lexicon: Lexicon, rules: RuleSet, graph: WorldGraph,
             domain: Domain) -> tuple[list[str], list[str], list[tuple[int, int]], list[_Ref]]:
     """The text's words; its sign words (outside the mentions, none of what is yet to be: "..., she'll clean it
-    later" gives no state now); its clauses (`_spans`); and its references (`_references`)."""
+    later" gives no state now, none of a part that tells nothing the memory keeps: "..., no point leaving it on",
+    `reading.asides`); its clauses (`_spans`); and its references (`_references`)."""
     words = tokens(text)
-    planned = yet_to_be(words, pauses(text))
+    planned = yet_to_be(words, pauses(text)) | asides(text, mentions, lexicon, graph, domain)
     sign_words = ["" if i in planned else w for i, w in enumerate(outside_mentions(words, mentions))]
     return words, sign_words, _spans(words, sign_words, lexicon, pauses(text)), _references(
         words, mentions, graph, domain, rules)

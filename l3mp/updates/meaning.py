@@ -222,7 +222,8 @@ _WITH_THE_OTHERS = re.compile(r",?\s+(?:next\s+to|beside|with)\s+(?:the|its)\s+o
 _FINISHED = re.compile(r"\b(?:finished|polished|finishing)\s+(?:off|up)\s+(?=(?:the|his|her|their|my|our)\s)",
                        re.IGNORECASE)
 """"finished off the bottle of wine": is having it (the one who finished it has it)."""
-_HAD_THE = re.compile(r"\b(?:had|has\s+had)\s+(?=(?:the|his|her|their|my|our)\s+(?:[a-z]+\s+){0,2}?[a-z]+"
+_HAD_THE = re.compile(r"\b(?:had|has\s+had)\s+(?=(?:the|his|her|their|my|our)\s+(?:(?!(?:out|on|off|in|up|back|away|"
+                      r"open)\b)[a-z]+\s+){0,2}?(?!(?:out|on|off|in|up|back|away|open)\b)[a-z]+"
                       r"(?:\s+(?:from|out\s+of|off)\s+the\s+[a-z]+(?:\s+[a-z]+)?(?:\s+\d)?(?:\s+in\s+[a-z]+(?:\s+room)?"
                       r"\s+\d)?)?\s*(?:$|[,.;!?]|and\b|then\b|on\s+toast\b))", re.IGNORECASE)
 """"jess had the yoghurt from the fridge", "David had the cold soda": is having it (the one who ate or drank it has
@@ -473,7 +474,8 @@ _NOT_STATE = re.compile(
     r"(?:\b(?P<be>is|are|was|were)|(?<=\w)(?P<be2>['\u2019](?:s|re))(?=\s+(?:not|no\s+longer)\b))"
     r"(?:\s+not|n['\u2019]t|\s+no\s+longer)\s+(?:actually\s+|really\s+|even\s+|properly\s+|still\s+)?"
     r"(?P<state>clean|dirty|on|off|open|closed|shut|running|lit|ringing|washed)"
-    r"(?:\s+any\s*more)?(?=\s*(?:$|[,.;!?\-\u2014]|and\b|but\b|so\b|though\b|yet\b|either\b|now\b|after\b))",
+    r"(?:\s+any\s*more)?(?:\s+actually)?(?=\s*(?:$|[,.;!?\-\u2014]|and\b|but\b|so\b|though\b|yet\b|either\b|now\b|"
+    r"after\b))",
     re.IGNORECASE)
 _THING = r"(?:(?:the|his|her|their|my|our)\s+(?:[a-z]+\s+){0,3}?[a-z]+|it|them)"
 _LEFT_UNDONE = re.compile(

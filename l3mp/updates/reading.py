@@ -277,7 +277,9 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
     - a comment after a comma on what went on before (`_commentary`: "..., nobody was watching it anyway", "..., it
       had been running all night");
     - a part after a comma that only says which thing was not meant (`_not_that_one`: "..., not the grey one",
-      "..., not the small one on the other desk", "..., the other one")."""
+      "..., not the small one on the other desk", "..., the other one");
+    - a part after a comma that only says what never happened to a thing (`_never_happened`: "..., the dishwasher
+      never got run")."""
     verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | lexicon.state_words
     people = {i for m in mentions if m.candidates and all(_is(graph, domain, n, "person") for n in m.candidates)
               for i in range(m.start, m.end)}
@@ -299,12 +301,25 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
                 plain and (after_a_comma or before_a_comma)) or (at > 0 and _not_that_one(
                 [words[i] for i in span], verbs)) or (at > 0 and _commentary(
                 [words[i] for i in span], verbs, any(m.start in span and words[m.start] not in _THING_PRONOUNS
-                                                     for m in mentions))):
+                                                     for m in mentions))) or (at > 0 and _never_happened(
+                [words[i] for i in span])):
             out.update(span)
         at += n
     if at != len(words):
         return set()
     return out | _purpose(words, mentions, verbs) | new_parts(text, words, mentions, graph, domain)
+
+
+def asides(text: str, mentions: Sequence[Mention], lexicon: Lexicon, graph: WorldGraph, domain: Domain) -> set[int]:
+    """The words of the parts of a report that tell nothing the memory keeps (`_asides`): what they name need not
+    change."""
+    return _asides(text, tokens(text), mentions, lexicon, graph, domain)
+
+
+def _never_happened(part: list[str]) -> bool:
+    """Whether a part after a comma only says what never happened to a thing: "the dishwasher never got run", "the
+    tap never got turned off" (no pronoun for a thing of the report before it)."""
+    return "never" in part[1:] and part[0] in _DETERMINERS and not _THING_PRONOUNS & set(part)
 
 
 def new_parts(text: str, words: list[str], mentions: Sequence[Mention], graph: WorldGraph,
@@ -404,6 +419,8 @@ def _remark(part: list[str], verbs: frozenset[str]) -> bool:
     if words[:3] in (["don", "t", "ask"], ["dont", "ask", "me"]) or words[:2] in (["no", "idea"], ["dunno", "why"],
                                                                                 ["who", "knows"]):
         return not (set(words) & verbs)  # "... Don't ask me why", "..., no idea why": nothing of the home
+    if words[:2] in (["no", "point"], ["no", "sense"]) or words in (["i", "did", "it"], ["i", "did"]):
+        return True  # "..., no point leaving it on", "It's off now, I did it": why, or who
     if words[0] in _RELIEF and not (set(words) & verbs) and not _THING_PRONOUNS & set(words):
         return True  # "tv's off now, finally some quiet"
     while len(words) > 3 and words[-2:] in (["i", "guess"], ["i", "think"], ["i", "reckon"], ["i", "suppose"]):

@@ -413,10 +413,13 @@ class _Run:
         return self.result(APPLIED, None, record=applied)
 
     def told(self) -> list[Mention]:
-        """The mentions an answer must say something of (`meaning.problems`): not those of a clause about a thing
-        the memory has none of ("bought some milk and put it in the fridge": the fridge need not change)."""
-        new = reading.new_parts(self.report, tokens(self.report), self.mentions, self.graph, self.u.world.domain)
-        return [m for m in self.mentions if m.start not in new]
+        """The mentions an answer must say something of (`meaning.problems`): not those of a part that tells nothing
+        the memory keeps (`reading.asides`: "bought some milk and put it in the fridge", "..., the dishwasher never
+        got run": the fridge and the dishwasher need not change)."""
+        if self.u.grounder is None:
+            return list(self.mentions)
+        aside = reading.asides(self.report, self.mentions, self.u.grounder.lexicon, self.graph, self.u.world.domain)
+        return [m for m in self.mentions if m.start not in aside]
 
     def gated(self, stated: list[Stated], delta: Delta, allowed: set[str]) -> tuple[list[Stated], Delta, list[str]]:
         """The gate (`l3mp.updates.gate`): the literals, their delta and the problems left. Changes no words of the

@@ -756,7 +756,7 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
     ("Jessica wants that atlas off the bookshelf, can you take it over to her",
      "give Jessica the atlas off the bookshelf"),
     ("can you answer that for me? my hands are full", "can you answer the phone? my hands are full"),
-    ("The pink phone is ringing, can you answer it?", "The pink phone is ringing, can you answer it?"),  # named
+    ("The pink phone is ringing, can you answer it?", "can you answer the pink phone?"),  # named: "it" is it
     ("bring me the soda and close the fridge when you're done", "bring me the soda and close the fridge"),
     ("wash the plate and turn off the tap after", "wash the plate and turn off the tap"),
     ("Phone's ringing!! can you grab it before it goes to voicemail",
