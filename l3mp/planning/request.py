@@ -179,6 +179,8 @@ _I_WANT_BRING_IT = re.compile(r"^\s*(?:i|I)\s+(?:want|need|fancy)\s+(?P<what>(?:
 """"I want the bag of chips, bring it over here?": bring me the bag of chips."""
 _BRING_IT_TO_ME = re.compile(r"\b(?P<verb>bring|fetch)\s+(?P<what>(?:the|my)\s+[a-z]+(?:\s+[a-z0-9]+){0,5}?\s+(?:in|on|"
                              r"from)\s+(?:the\s+)?[a-z]+(?:\s+[a-z0-9]+){0,2}?)\s+to\s+me\b", re.IGNORECASE)
+""""bring the cordless phone in the hallway to me": bring me the cordless phone in the hallway (the place says which,
+it is not where it goes)."""
 _IS_THERE_ANY = re.compile(
     r"\bis\s+there\s+(?:still\s+)?(?:any\s+(?:of\s+)?)?(?:that\s+|the\s+|some\s+)?(?P<what>[a-z]+(?:\s+[a-z]+)?)"
     r"(?:\s+(?:still|left))?(?P<where>\s+(?:in|on)\s+the\s+[a-z]+(?:\s+[a-z]+)?(?:\s+\d)?)?(?:\s+(?:still|left))?\s*\?+\s*"
@@ -192,8 +194,6 @@ _HEY_ROBOT = re.compile(r"^\s*(?:hey|hi|oi|ok|okay)(?:\s+(?:robot|there))?\s*[,!
 """"hey robot, turn on ...": who is spoken to."""
 _RUN_THE_TAP = re.compile(r"\brun\s+(?P<what>the\s+(?:[a-z]+\s+)?(?:tap|faucet))\b", re.IGNORECASE)
 """"run the tap for me": turn the tap on."""
-""""bring the cordless phone in the hallway to me": bring me the cordless phone in the hallway (the place says which,
-it is not where it goes)."""
 _WANTS_MAKE_SURE = re.compile(
     r"^\s*(?P<who>[A-Za-z]+)\s+(?:wants|wanted|needs|needed|asked\s+for|is\s+after|was\s+after)\s+(?P<what>(?:the|her|his|"
     r"their)\s+[^,.;!?]+?)\s*[,.;!-]+\s*(?:can\s+you\s+|could\s+you\s+|please\s+)?make\s+sure\s+(?:she|he|they)"
