@@ -1413,16 +1413,20 @@ def _one_place_each(literals: Sequence[Literal], rules: RuleSet, notes: list[str
     shelf)": no state has both), the last stands: the robot holds it on the way, where it ends is the goal. A place
     the request names (`named`: not where the thing comes from) stands over one it does not ("grab it out of the
     fridge and take it to Jessica": not a table the model made up); where the thing is now (in `graph`) does not
-    ("there's one in the fridge, take it to her": Jessica, not the fridge)."""
+    ("there's one in the fridge, take it to her": Jessica, not the fridge), and never stands over a place it is not in
+    yet, whatever the order ("is that MY phone?? answer it and bring it over here": the speaker, not its nightstand)."""
     last: dict[tuple[str, str], int] = {}
     for k, lit in enumerate(literals):
         if not lit.negated and not lit.quantified:
             for rule in rules.for_predicate(lit.predicate):
                 if rule.max == 1:
                     for key in rule.keys_of(lit.predicate, lit.args):
-                        spoken = bool(set(lit.args) - {key} & named) and not (
-                            graph is not None and graph.has_fact(Fact(lit.predicate, lit.args)))
+                        now = graph is not None and graph.has_fact(Fact(lit.predicate, lit.args))
+                        spoken = bool(set(lit.args) - {key} & named) and not now
                         held = last.get((rule.name, key))
+                        if held is not None and now and not graph.has_fact(Fact(literals[held].predicate,
+                                                                                literals[held].args)):
+                            continue  # "is that MY phone?? answer it and bring it over here": not where it is now
                         if held is None or spoken or not set(literals[held].args) - {key} & named:
                             last[(rule.name, key)] = k
     out = []

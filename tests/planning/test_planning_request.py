@@ -1169,3 +1169,14 @@ def test_a_wish_said_as_a_question_of_what_is_left_is_to_bring_it():
     found = reading("mmm I'm kinda peckish... is there any of that sparkling water left on the side table? that'd be "
                     "lovely", "jessica")
     assert found is not None and found.outcome == GOAL and found.goal == "(has jessica sparkling_water_1)", found
+
+
+def test_a_model_goal_never_leaves_a_thing_where_it_is_over_where_the_request_takes_it():
+    """"is that the pink smartphone?? answer it and bring it over here" (said by Jessica): the model wrote both that
+    Jessica has it and, last, where it lies now; Jessica stands, in either order."""
+    text = "is that the pink smartphone?? answer it and bring it over here pls"
+    has = Literal("has", ("jessica", "pink_smartphone_1"), False)
+    lies = Literal("on", ("pink_smartphone_1", "side_table_1"), False)
+    for literals in ((has, lies), (lies, has)):
+        found = settled(text, *literals)
+        assert found.outcome == GOAL and found.goal == "(has jessica pink_smartphone_1)", found
