@@ -1110,3 +1110,19 @@ def test_a_remark_of_why_or_who_after_a_comma_neither_says_nor_undoes_a_state():
     graph.add_fact(F("faucet_on", "faucet_1"))
     assert _plainly(graph, "the tap in kitchen 1 was left running AGAIN. It's off now, I did it.") == (
         {F("faucet_on", "faucet_1")}, set())
+
+
+def test_muck_on_a_dish_both_who_went_and_how_a_thing_was_left_before_are_read():
+    """"has tomato sauce all over it": dirty; "then they both went to the living room": each of the two named before
+    (and where one went first is not where they are last); "it was just hanging open": how it was before."""
+    assert _plainly(house().copy(), "The yellow plate has tomato sauce all over it.") == (
+        set(), {F("dirty", "yellow_plate_1")})
+    graph = house().copy()
+    graph.add_entity("michael", "person", label="Michael")
+    graph.add_fact(F("in_room", "michael", "garage_1"))
+    assert _plainly(graph, "Jessica popped into the garage to get Michael and then they both went to the living "
+                           "room") == ({F("in_room", "jessica", "kitchen_1"), F("in_room", "michael", "garage_1")},
+                                       {F("in_room", "jessica", "living_room_1"),
+                                        F("in_room", "michael", "living_room_1")})
+    assert _plainly(house().copy(), "I shut the dishwasher in kitchen 1, it was just hanging open.") == (
+        {F("is_open", "dishwasher_1")}, set())

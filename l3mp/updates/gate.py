@@ -282,6 +282,9 @@ def _goings(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[_
     and memory does not have there. Not after a negation or a modal ("nobody went in", "wants to go to"):
     `sign_words` has those blanked."""
     said = {s.fact for s in stated if s.true}
+    placed = [s.fact.args for s in stated if s.true and s.fact.predicate == "in_room"]
+    """Who `stated` puts in which room ("went into the dining room and then to the living room": a room named later
+    is where they are last)."""
     out: list[tuple[_Ref, _Ref]] = []
     for start, end in spans:
         for room in refs:
@@ -306,7 +309,8 @@ def _goings(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: list[_
                 if [w for w in sign_words[earlier.end:group[0].start] if w] != ["and"]:
                     break
                 group.insert(0, earlier)
-            out += [(who, room) for who in group if not any(
+            later = {p for p, r in placed if any(ref.start > room.start and r in ref.names for ref in refs)}
+            out += [(who, room) for who in group if not who.names & later and not any(
                 Fact("in_room", (p, r)) in said or graph.has_fact(Fact("in_room", (p, r)))
                 for p in who.names for r in room.names)]
     for who, room in _carried_to(spans, refs, sign_words, lexicon, graph, domain):

@@ -191,6 +191,18 @@ _FOUND = re.compile(r"\b(?:found|spotted|noticed)\s+(?=(?:the|his|her|their|my|o
 """"found the phone on the desk and put it on the dresser": picked up the phone (what was done with it follows)."""
 _TOOK_THE_CALL = re.compile(r"\s+and\s+(?:took|answered|got)\s+the\s+call\b", re.IGNORECASE)
 """"picked up the phone and took the call": and answered it."""
+_MUCK_ON_IT = re.compile(
+    r"\b(?P<what>(?:the|my|his|her|their|our)\s+(?:[a-z]+\s+){0,3}?[a-z]+)\s+(?:has|['\u2019]s\s+got|has\s+got|had)\s+"
+    r"(?:[a-z]+\s+){0,2}?(?:sauce|gunk|grease|crumbs|stains?|muck|gravy|ketchup|jam|egg|food|coffee|mould|mold)\s+"
+    r"(?:all\s+)?(?:over|in|on|inside)\s+(?:it|them)\b", re.IGNORECASE)
+""""The green serving dish has tomato sauce all over it": it is dirty."""
+_TO_GET_SOMEONE = re.compile(r"\s+to\s+(?:get|fetch|grab|see|find|check\s+on)\s+[A-Z][a-z]+\b(?!['\u2019])")
+""""popped into the dining room to get Michael": what for (the person named is who, no thing)."""
+_THEY_BOTH_WENT = re.compile(
+    r"^(?P<before>(?:(?!\bthey\b)[^.?!])*?\b(?P<a>[A-Z][a-z]+)\b(?:(?!\bthey\b)[^.?!])*?\b(?P<b>[A-Z][a-z]+)\b"
+    r"(?:(?!\bthey\b)[^.?!])*?)\bthey\s+both\s+(?P<went>went|headed|wandered|walked|came)\s+(?P<to>(?:in)?to\s+the\s+)"
+    r"(?P<room>[a-z]+(?:\s+room)?(?:\s+\d)?)\b")
+""""David popped into the dining room to get Michael and then they both went to the living room": each went there."""
 _NEEDS_A_WASH = re.compile(
     r"(?P<lead>,\s*(?:so\s+)?|\s+and\s+(?:now\s+)?|\s+so\s+)(?P<it>it|they)(?:\s+(?:really|badly|definitely))?\s+"
     r"(?:needs?|could\s+do\s+with|will\s+need)\s+(?:a\s+(?:good\s+)?)?(?:washing|wash|cleaning|clean|rinse|rinsing|"
@@ -675,6 +687,11 @@ def plain_report(text: str) -> str:
     the light in the garage on", and "ate the orange" -> "is eating the orange", "finished off the wine" -> "is having
     the wine" (the one who ate it has it), and "picked up the phone that was ringing" -> "answered the phone"."""
     text = _ALL_GONE.sub(lambda m: f"{m['who']} {m['verb']} {m['what']}", text)
+    text = _MUCK_ON_IT.sub(lambda m: f"{m['what']} is dirty", text)
+    both = _THEY_BOTH_WENT.match(text)
+    if both is not None and both["a"] != both["b"] and both["a"] != "I" and both["b"] != "I":
+        text = (f"{_TO_GET_SOMEONE.sub('', both['before'])}{both['a']} {both['went']} {both['to']}{both['room']} and "
+                f"{both['b']} {both['went']} {both['to']}{both['room']}{text[both.end():]}")
     text = _FINISHED_AND_PUT.sub(lambda m: f"{m['verb']} {m['what']}", text)
     text = _HAD_THE.sub("is having ", text)
     text = _FOR_A_MEAL.sub("", _NOW_DOING.sub("", _LEFT_LIKE_THAT.sub("", _GOT_UP.sub("", _TO_REST.sub("", text)))))

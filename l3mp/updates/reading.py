@@ -498,13 +498,15 @@ def _commentary(part: list[str], verbs: frozenset[str], names_a_thing: bool) -> 
     (a pronoun may stand for one): nobody doing something ("nobody was watching it anyway", "nobody got to it in
     time") with no verb or state word of the lexicon ("nobody turned it off" says it is still on: not a comment),
     what a thing had been ("it had been running all night": the state before the change, not the one now), or
-    what did not happen to it ("it didn't get washed properly"), or that someone used it and put it back where it
-    is ("somebody drank out of it and put it back")."""
+    what did not happen to it ("it didn't get washed properly"), how it was left before ("it was just hanging
+    open"), or that someone used it and put it back where it is ("somebody drank out of it and put it back")."""
     words = [w for w in part if w not in ("and", "but", "so", "though", "even", "really", "actually", "ever")]
     if names_a_thing or len(words) < 3:
         return False
     if words[0] in _THING_PRONOUNS and words[1:3] == ["had", "been"]:
         return True
+    if words[0] in _THING_PRONOUNS and words[1] in ("was", "were") and {"hanging", "left"} & set(words):
+        return True  # "I shut the cupboard, it was just hanging open": how it was before
     if words[0] in _THING_PRONOUNS and words[1] in _DID_NOT and words[2] == "t":
         return True  # "..., it didn't get washed properly": what did not happen changes nothing
     if words[0] in ("someone", "somebody") and "back" in words and _PUTS & set(words):
