@@ -1126,3 +1126,36 @@ def test_muck_on_a_dish_both_who_went_and_how_a_thing_was_left_before_are_read()
                                         F("in_room", "michael", "living_room_1")})
     assert _plainly(house().copy(), "I shut the dishwasher in kitchen 1, it was just hanging open.") == (
         {F("is_open", "dishwasher_1")}, set())
+
+
+@pytest.mark.parametrize(("text", "remove", "add"), [
+    # what someone came asking for is why; the one who gives is "I", so "her" is the one named before
+    ("Jessica came into the living room asking for juice so I handed her the water bottle.",
+     {F("in_room", "jessica", "kitchen_1"), F("on", "water_bottle_1", "shelf_1")},
+     {F("in_room", "jessica", "living_room_1"), F("has", "jessica", "water_bottle_1")}),
+    ("Jessica went to the garage and I gave her the water bottle",
+     {F("in_room", "jessica", "kitchen_1"), F("on", "water_bottle_1", "shelf_1")},
+     {F("in_room", "jessica", "garage_1"), F("has", "jessica", "water_bottle_1")}),
+    # running the dishwasher is no state; what it did is said after it
+    ("ran the dishwasher in kitchen 2 so the wine glass is clean now", {F("dirty", "wine_glass_1")}, set()),
+    # "up on the nightstand": on the nightstand, which says which blue phone
+    ("the blue phone up on the nightstand in bedroom 1 stopped ringing", {F("ringing", "blue_phone_1")}, set()),
+])
+def test_reasons_a_giver_said_as_i_running_the_dishwasher_and_up_on_are_read_without_the_model(text, remove, add):
+    result = _updater().update(text)
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
+    assert set(result.record.delta.remove) == remove and set(result.record.delta.add) == add
+
+
+def test_a_place_that_its_own_words_settle_says_which_of_alike_things_before_a_label_elsewhere():
+    """"the comic book off the bookshelf in bedroom 2": the red comic book there, not the one labelled "comic book"
+    on the living room's bookshelf (which bookshelf, the words after it say)."""
+    graph = house().copy()
+    graph.add_entity("comic_book_1", "book", label="comic book")
+    graph.add_fact(F("on", "comic_book_1", "bookshelf_1"))
+    result = _updater_for(graph).update("Jessica took the comic book off the bookshelf in bedroom 2")
+    assert result.outcome == APPLIED, result.reason
+    assert set(result.record.delta.remove) == {F("on", "red_comic_book_1", "bookshelf_3")}
+    assert set(result.record.delta.add) == {F("has", "jessica", "red_comic_book_1")}
+    result = _updater_for(graph).update("Jessica took the comic book off the bookshelf")  # no place said: the label
+    assert result.outcome == APPLIED and set(result.record.delta.add) == {F("has", "jessica", "comic_book_1")}

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import RuleSet
-from l3mp.retrieval.grounding import STOPWORDS, Lexicon, Mention, noun_phrase_of, places_of, tokens
+from l3mp.retrieval.grounding import STOPWORDS, Lexicon, Mention, made_a, noun_phrase_of, places_of, tokens
 from l3mp.updates.meaning import clauses, label, signs_in
 from l3mp.world.graph import WorldGraph
 
@@ -90,8 +90,6 @@ _NOT_NAMES = frozenset({"nobody", "noone", "nothing", "something", "everything",
                         "everyone"})
 """Words that may open a sentence before "'s" and are no name of a person missing from memory ("Nobody's in
 there", "Mum's asking")."""
-_MAKING = frozenset({"make", "fix", "prepare", "whip", "rustle"})
-"""Verbs that with "(me) a/some ..." ask for food or drink to be made."""
 _EVERYWHERE = frozenset({"everywhere", "round", "around", "downstairs", "upstairs"})
 """Words after a verb of a skill the robot lacks that say where ("vacuum in the living room", "hoover round")."""
 """Words after a thing that say where the thing is ("the TV in the kitchen")."""
@@ -154,7 +152,7 @@ def why_impossible(task: str, mentions: Sequence[Mention], graph: WorldGraph, do
                or _state_not_for(words, clause, mentions, graph, domain, lexicon, earlier)
                or _nothing_there(words, clause, mentions, graph, domain, rules, lexicon)
                or _not_carried(words, clause, mentions, graph, domain, lexicon)
-               or _no_skill(words, clause, covered))
+               or _no_skill(words, clause, covered, lexicon))
         if why:
             return why
         earlier = clause
@@ -518,16 +516,14 @@ def _not_carried(words: list[str], clause: Clause, mentions: Sequence[Mention], 
     return f"the {thing.words} cannot be moved: it is not an item, and the robot only carries items"
 
 
-def _no_skill(words: list[str], clause: Clause, covered: set[int]) -> str | None:
+def _no_skill(words: list[str], clause: Clause, covered: set[int], lexicon: Lexicon) -> str | None:
     """A clause that opens with a verb of a skill the robot does not have (`NO_SKILL`), said of something: a
     determiner, a thing, a particle or a meal after it ("vacuum the living room", "cook dinner"; not "water cost a
     fortune")."""
     verb = clause.verb
-    if verb is not None and words[verb] in _MAKING:  # "make me a coffee", "brew us a cuppa": making food or drink
-        rest = words[verb + 1:clause.end]
-        rest = rest[1:] if rest[:1] and rest[0] in {"me", "us", "him", "her", "them", "everyone"} else rest
-        if rest[:1] and rest[0] in {"a", "an", "some", "another"}:
-            return f"the robot cannot {words[verb]} food or drinks: no action of this home does that"
+    if verb is not None and words[verb] in lexicon.makes and any(
+            made_a(words, k, lexicon.makes) for k in (verb + 2, verb + 3) if k < clause.end):
+        return f"the robot cannot {words[verb]} food or drinks: no action of this home does that"  # "make me a coffee"
     if verb is not None and words[verb] in _RUNNING:  # "start the dishwasher", "the dishwasher is full, run it"
         said = [w for w in words[verb + 1:min(clause.end, verb + 4)] if w not in DETERMINERS]
         named = said[0] if said and said[0] in _APPLIANCES else next(

@@ -32,7 +32,7 @@ from l3mp.planning.request import (
     with_parts,
 )
 from l3mp.planning.validate import Validation, validate_plan
-from l3mp.planning.wording import Wording, given_to_them, goal_problems
+from l3mp.planning.wording import Wording, given_to_them, goal_problems, without_unasked_places
 from l3mp.retrieval.base import Retrieved, Retriever
 from l3mp.retrieval.context import DEFAULT_DEPTH, assemble, context_entities
 from l3mp.retrieval.grounding import Grounder, Mention, places_of
@@ -242,9 +242,9 @@ class TaskPlanner:
         generated = GoalGenerator(self.llm, domain).generate(
             task, graph, context, ledger=result.ledger, max_attempts=self.goal_attempts, speaker=speaker,
             keep_held=True, check=check,
-            complete=lambda literals: apply_keeps(with_parts(given_to_them(
-                literals, wording, graph, domain, speaker, added), parts, self.world.verifier.rules, added, named),
-                keeps, graph, domain))
+            complete=lambda literals: apply_keeps(with_parts(given_to_them(without_unasked_places(
+                literals, wording, graph, self.grounder.lexicon, added), wording, graph, domain, speaker, added), parts,
+                self.world.verifier.rules, added, named), keeps, graph, domain))
         result.goal_attempts = generated.attempts
         result.reason = "; ".join(r for r in (generated.reason, *added) if r)
         if generated.goal_pddl is None:

@@ -67,19 +67,25 @@ _CANT_SEE = re.compile(r"\b(?:i\s+|we\s+)?(?:can|could)(?:n't|not|\s+not|'t|\s+b
                        r"(?:barely\s+|hardly\s+|even\s+)?see\b[^,.;!?]*?\bin\s+(?P<where>here|there|this\s+"
                        r"(?:kitchen|garage|office|hall(?:way)?|(?:bed|bath|living|dining|laundry)?room)(?:\s+\d)?)\b|"
                        r"\bit['\u2019]?s\s+like\s+a\s+cave\s+in\s+"
-                       r"(?P<where2>here|there)\b", re.IGNORECASE)
-""""I can barely see what I'm chopping in here", "it's like a cave in here": it is dark in here."""
-_DARK_HERE = re.compile(r"\b(?:dark|dim|gloomy|bright)\s+in\s+(?:here|there)\b", re.IGNORECASE)
-"""A room said dark or bright, the speaker's own ("it's way too dim in here"): what follows names their trouble."""
+                       r"(?P<where2>here|there|(?:the\s+)?(?:kitchen|garage|office|hall(?:way)?|(?:bed|bath|living|"
+                       r"dining|laundry)?\s*room)(?:\s+\d)?)\b", re.IGNORECASE)
+""""I can barely see what I'm chopping in here", "it's like a cave in here (in the living room)": it is dark in here
+(there)."""
+_DARK_HERE = re.compile(r"\b(?:dark|dim|gloomy|bright)\s+in\s+(?:here|there|(?:the\s+)?(?:kitchen|garage|office|"
+                        r"hall(?:way)?|(?:bed|bath|living|dining|laundry)?\s*room)(?:\s+\d)?)\b", re.IGNORECASE)
+"""A room said dark or bright ("it's way too dim in here", "it's dark in the living room"): what follows names the
+trouble of whoever is there."""
 _THEIR_TROUBLE = re.compile(
     r"(?:\b(?:i|we)\s+(?:can(?:'t|not|\s+not|t)?|could(?:n't|nt)?)\s+(?:even\s+|barely\s+|hardly\s+|really\s+)*"
     r"(?:see|read|find)\b|\bmy\s+(?:head|eyes)\s+(?:is|are|'s|\u2019s|hurts?|aches?)\b"
     r"|\b(?:hey\s+)?who\s+(?:turned|switched|shut|put)\s+(?:the|that|this|my)\s+(?:[a-z]+\s+)?(?:light|lamp)s?\s+"
     r"off\b)[^,.;!?]*[,.;!?]*|\bwith\s+(?:just|only)\s+(?:the|that|this|one|my)\s+(?:[a-z]+\s+)?(?:light|lamp)"
-    r"(?:\s+on)?\b", re.IGNORECASE)
+    r"(?:\s+on)?\b|(?:\b(?:uhh?|um+|oh|ugh|argh|hmm+)[,!.]*\s+)?\b(?:the|that|this|my)\s+(?:[a-z]+\s+)?(?:light|lamp)s?"
+    r"\s+(?:just\s+)?(?:went|has\s+gone|"
+    r"(?:'s|\u2019s)\s+gone)\s+(?:off|out)\b(?:\s*,)?(?:\s+and)?(?:\s+now)?", re.IGNORECASE)
 """"I can't even see my plate", "my head is killing me", "who turned the light off??" beside a room said dark or
-bright: the speaker's trouble, the reason to change the light, not a thing to change; so is "with just the
-ceiling light" (the one on already)."""
+bright: the speaker's trouble, the reason to change the light, not a thing to change; so are "with just the
+ceiling light" (the one on already) and "the light just went off and now ..." (what made it dark)."""
 _TOO_BRIGHT = re.compile(r"\bthe\s+(?P<what>(?:[a-z]+\s+)?(?:light|lamp))\s+in\s+(?P<where>here|there)\s+(?:is|'s)\s+"
                          r"(?:(?:way\s+|far\s+|so\s+|too\s+)+bright|giving\s+me\s+(?:such\s+)?a\s+headache|hurting\s+"
                          r"my\s+eyes|blinding(?:\s+me)?)\b", re.IGNORECASE)
@@ -129,9 +135,6 @@ _BRING_HIM_ONE = re.compile(r"\s*[,;.]\s*(?:(?:can|could|would|will)\s+you\s+)?(
                             r"round|around)\s+)?to\s+(?:him|her|them)\b)(?:\s+please)?[.!?]*\s*$", re.IGNORECASE)
 """The request said again after what someone wants ("Michael wants a beer, go bring him one", "..., can you take it
 over to her"): nothing more is asked."""
-_IF_IT_ISNT = re.compile(r"^(?P<ask>\s*(?:is|are)\s+[^?]+\?+)\s*(?P<rest>[^?,.;!]+?)\s+if\s+(?:it|they)\s*"
-                         r"(?:is|are|'s|'re)?\s*(?:n't|not)\b[^,.;!?]*[.!?]*\s*$", re.IGNORECASE)
-""""is the fridge shut? close it if it isn't": "is the fridge shut? if not, close it" (`_IF_NOT`)."""
 _SAYS_WANTS = re.compile(r"^(?P<person>[A-Z][a-z]+)\s+(?:is|was|'s|feels|seems)\s[^,.;!?]*[,.;]\s*(?:he|she)\s+"
                          r"(?:wants|would\s+like|could\s+use|needs)\s+(?:her|his|the|a|an|some)\s+")
 """"Michael is craving something sweet, he wants the chocolate bar": give Michael the chocolate bar."""
@@ -226,12 +229,14 @@ _LEFT_OUT_THEN_IT = re.compile(
 """"somebody left the butter out AGAIN. can you put it back in the fridge": put the butter back in the fridge (where
 it was left is where it is: the memory knows)."""
 _LEFT_BOTH_THEN_THEM = re.compile(
-    r"^\s*(?:somebody|someone|[A-Za-z]+)(?:['\u2019]s|\s+has|\s+had)?\s+left\s+(?P<what>(?:the|my|his|her)\s+[a-z]+"
+    r"^\s*(?:(?:oops|whoops|ugh|oh|argh|sorry)[,!.]*\s+)?(?:somebody|someone|[A-Za-z]+)(?:['\u2019]s|['\u2019]ve|\s+has|"
+    r"\s+had|\s+have)?\s+left\s+(?P<what>(?:the|my|his|her)\s+[a-z]+"
     r"(?:\s+[a-z0-9]+){0,3}?\s+and\s+(?:the|my|his|her)\s+[a-z]+(?:\s+[a-z0-9]+){0,3}?)\s+(?:wide\s+)?"
-    r"(?:open|on|running|out)"
+    r"(?:open|on|running|out)(?:\s+(?:on|in)\s+the\s+[a-z]+(?:\s+[a-z0-9]+)?)?"
     r"(?:\s+again)?\s*[.,;!?\u2026-]+\s*(?P<rest>[^.!?]*?\bthem\b(?:\s+both)?[^.!?]*[.!?]*\s*)$", re.IGNORECASE)
 """"Jessica left the pantry and the dishwasher open, can you close them both": close the pantry and the
-dishwasher."""
+dishwasher; "oops I left the butter and the OJ out on the counter, could you put them back in the fridge": put the
+butter and the OJ back in the fridge (where they were left, the memory knows)."""
 _AND_LEAVE_IT_SO = re.compile(r"^(?P<ask>(?:please\s+|can\s+you\s+|could\s+you\s+)?(?P<verb>open|turn\s+on|"
                               r"switch\s+on)\s+[^.?!,;]+?)\s*(?:,\s*|\s+)(?:and\s+)?(?:just\s+)?leave\s+(?:it|them)\s+"
                               r"(?P<state>open|on)\b", re.IGNORECASE)
@@ -305,10 +310,12 @@ _PUT_ON = re.compile(r"\b(?:put|get)\s+(?P<what>(?:the|my|our)\s+[^,.;!?]+?)\s+o
 """"Put the TV on in the living room" (on with no place after it): turn on the TV in the living room."""
 _RETURN = re.compile(r"\breturn(?=\s+(?:the|my|his|her|our|your|this|that)\s)", re.IGNORECASE)
 """"Return the atlas to the bookshelf": put the atlas on the bookshelf."""
-_WHICH_IS = re.compile(r"\b(?P<det>all\s+the|all|every|each|any|the)\s+(?P<noun>[a-z]+)\s+(?:that|which)"
-                       r"\s*(?:'s|'re|\s+is|\s+are)\s+(?:still\s+)?(?P<state>ringing|open|dirty)\b", re.IGNORECASE)
-""""All the phones that are ringing": all the ringing phones (the state said before the noun, as the reading takes
-it)."""
+_WHICH_IS = re.compile(r"\b(?P<det>all\s+the|all|every|each|any|the|that)\s+(?P<noun>[a-z]+)(?:\s+(?:next\s+to|"
+                       r"beside|by|near)\s+(?:it|that|them))?\s+(?:that|which)\s*(?:['\u2019]s|['\u2019]re|\s+is|\s+are)\s+"
+                       r"(?:still\s+|just\s+)?(?:hanging\s+|sitting\s+|wide\s+|left\s+)?(?P<state>ringing|open|dirty)\b",
+                       re.IGNORECASE)
+""""All the phones that are ringing": all the ringing phones; "that cupboard next to it that's hanging open": the open
+cupboard (the state said before the noun, as the reading takes it, and says which; read before `_STILL_SO`)."""
 _STILL_SO = re.compile(r"\s+(?:that|which)\s*(?:'s|'re|\s+is|\s+are)\s+(?:still\s+)?(?:open|on|running)\b"
                        r"(?=\s*(?:$|[,.;!?]|and\b|but\b|please\b|in\b))", re.IGNORECASE)
 """"Close everything that's open", "turn off the lights that are on": what the verb changes is only what is so."""
@@ -380,14 +387,6 @@ _NOBODY_THERE = re.compile(
     r"\d+)?)"
     r"(?:\s+(?:now|anymore|any\s+more))?\s*[,.;!]+\s*(?P<rest>[^.!?]*?\b)in\s+there\b", re.IGNORECASE)
 """"Nobody's in bedroom 2, switch off the lights in there": switch off the lights in bedroom 2."""
-
-
-_IF_NOT = re.compile(
-    r"^\s*(?:is|are)\s+(?P<what>(?:the|my|our|his|her)\s+[^?,.;!]+?)\s+(?:still\s+)?"
-    r"(?:open|closed|shut|on|off|running|ringing|dirty|clean)\s*\?+\s*(?:and\s+)?if\s+(?:not|so)\s*,?\s*"
-    r"(?P<rest>[^?]+?)\s*[.!?]*\s*$", re.IGNORECASE)
-""""Is the dishwasher in kitchen 2 closed? If not, close it": close the dishwasher in kitchen 2 (nothing to do when
-it is; what is asked of "it" is the goal either way)."""
 
 
 _SLANG_WORDS = {"u": "you", "ur": "your", "thats": "that's", "n": "and", "whats": "what's", "wat": "what",
@@ -481,15 +480,63 @@ _LEFT_AT_THE_END = re.compile(r"\s*[.?!,;]+\s*(?:somebody|someone|some\s+one|[A-
                               r"left\s+(?:it|them|the\s+[^.?!,;]+?)\s+(?:running|on|open)(?:\s+again)?\s*[.!?]*\s*$",
                               re.IGNORECASE)
 """"can you turn off the water in the bathroom? somebody left the tap running": why (who left it so)."""
-_WHERE_IT_IS_AT_THE_END = re.compile(
-    r"\s*[.?!,;]+\s*(?:i\s+think|i\s+believe|i\s+guess|(?:i['\u2019]?m\s+)?pretty\s+sure|probably|maybe)\s+(?:that\s+)?"
-    r"(?:(?:somebody|someone|he|she|they|[A-Z][a-z]+)\s+(?:put|left|dropped|stuck|moved|took)\s+(?:it|them)"
-    r"|(?:it|they)(?:['\u2019]s|['\u2019]re|\s+is|\s+are|\s+was|\s+were))\s+(?:in|on|inside|into)\s+"
-    r"(?:the|my|his|her|their)\s+[^.?!,;]+?\s*[.!?]*\s*$", re.IGNORECASE)
-""""can you bring me the avocado? I think Jess put it in the fridge": where the speaker thinks it is (memory says
-where it is; the plan goes there)."""
 _ROOM_WORDS = r"(?:living\s+room|dining\s+room|laundry\s+room|bedroom|bathroom|kitchen|office|garage|hallway)"
 """The words of a room said by its kind ("in kitchen 2", "in the living room")."""
+_DIRTY_ONES_ALONE = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|right|so|alright)[,!.]*\s+)?(?:(?:dish(?:es)?|washing[\s-]+up)\s+time\s*[.!,;:\u2014-]+\s*)?"
+    r"(?P<what>(?:every|all\s+(?:the|of\s+the)|each)\s+(?:single\s+|last\s+)?dirty\s+[a-z]+\b[^.?!]*?)[.!]*\s*$",
+    re.IGNORECASE)
+""""Ok dish time. Every single dirty dish in the house, wherever they've ended up.": a group of dirty things said
+alone asks for them washed (only dishes get dirty)."""
+_DONT_LEAVE_IT = re.compile(
+    r"\b(?:don['\u2019]?t|do\s+not|never)\s+leave\s+(?P<what>(?:the|my|our)\s+[a-z]+(?:\s+[a-z0-9]+){0,3}?)\s+(?:hanging\s+|"
+    r"wide\s+|standing\s+|sitting\s+)?(?P<state>open|on|running)\b(?:\s+(?:like\s+(?:last\s+time|before|yesterday|"
+    r"always)|again|this\s+time|afterwards|after))*", re.IGNORECASE)
+""""..., and don't leave the fridge hanging open like last time": close the fridge (what is left so at the end is
+the goal)."""
+_UNDONE = {"open": "close", "on": "turn off", "running": "turn off"}
+_NEXT_TO_IT = re.compile(r"(?<=[a-z])\s+(?:right\s+)?(?:next\s+to|beside|by)\s+(?:it|that)"
+                         r"(?=\s+(?:in|into|on|onto|to)\s)", re.IGNORECASE)
+""""bring Jessica the energy drink, and put the dirty wine glass next to it in the dishwasher": the wine glass (where
+it is says which only when the words do not; then the robot asks which). Only before where it goes: "put the lamp
+next to it" says where."""
+_EXCEPT_MINE = re.compile(r"\b(?P<but>except|but|apart\s+from|besides|other\s+than)\s+(?:for\s+)?(?:mine|my\s+own|"
+                          r"my\s+one|the\s+one\s+in\s+my\s+room)\b", re.IGNORECASE)
+""""switch off all the lights except mine": except the ones in here (in the room of the speaker)."""
+_LEAVING_FIRST = re.compile(
+    r"^\s*(?:(?:ok|okay|right|so)[,!.]*\s+)?(?:i['\u2019]?m|we['\u2019]?re|we\s+are|i\s+am|everyone['\u2019]?s|everybody['\u2019]?s|"
+    r"we['\u2019]?ll\s+be|i['\u2019]?ll\s+be)\s+(?:(?:just|all|about\s+to)\s+)?(?:heading|going|off|leaving|popping|"
+    r"nipping|out)\b(?:(?!\s[\u2014\u2013-])[^,.;!?\u2014\u2013])*(?:[,.;!?\u2026]+|\s+[\u2014\u2013-]+)\s*(?=\S)",
+    re.IGNORECASE)
+""""we're heading out - turn everything off ...", "Everyone's heading out for the weekend. Turn ...": where the
+speaker is going, said first, is why (the request is what follows)."""
+_EVERYTHING_LISTED = re.compile(
+    r"\b(?P<verb>turn|switch|shut)\s+(?:everything\s+off|off\s+everything)\s*[,:;\u2014\u2013-]+\s*(?P<list>(?:the\s+)?"
+    r"(?!all\b)[a-z]+(?:\s*,\s*(?:and\s+)?(?:the\s+)?(?!all\b)[a-z]+)*(?:\s*,?\s*and\s+(?:the\s+)?(?!all\b)[a-z]+)?)"
+    r"(?:\s*,?\s*(?:all\s+of\s+it|"
+    r"the\s+lot|everything)\b)?", re.IGNORECASE)
+""""turn everything off - lights, telly, taps, all of it": turn off all the lights, the telly and all the taps (what
+"everything" is, is the list after it; a plural word names every one)."""
+
+
+def _everything_listed(found: re.Match) -> str:
+    names = [re.sub(r"^(?:and\s+)?(?:the\s+)?", "", n.strip(), flags=re.IGNORECASE)
+             for n in re.split(r"\s*,\s*|\s+and\s+", found["list"]) if n.strip()]
+    said = [f"all the {n}" if n.endswith("s") else f"the {n}" for n in names]
+    return f"{found['verb']} off " + (", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0])
+
+
+_BOTH_ROOMS = re.compile(r"\b(?P<rooms>(?:the\s+)?" + _ROOM_WORDS + r"(?:\s+\d)?\s+and\s+(?:the\s+)?" + _ROOM_WORDS
+                         + r"(?:\s+\d)?)\b(?P<mid>.*?)\b(?:in|of)\s+(?:both\s+(?:rooms|of\s+them)|them\s+both|both|"
+                         r"each\s+(?:room|of\s+them))\b", re.IGNORECASE)
+""""the office and the living room are both way too dark, can you put the lights on in both rooms": the lights in
+the office and the living room."""
+_DARK_FIRST = re.compile(r"^\s*(?:the\s+)?" + _ROOM_WORDS + r"(?:\s+\d)?(?:\s+and\s+(?:the\s+)?" + _ROOM_WORDS
+                         + r"(?:\s+\d)?)?\s+(?:is|are|['\u2019]s|['\u2019]re)\s+(?:both\s+)?(?:(?:so|way|far|too|"
+                         r"really|pretty)\s+)*(?:dark|dim|gloomy|pitch\s+black)\s*[,.;!\u2026-]+\s*"
+                         r"(?=[^.?!]*\b(?:lights?|lamps?)\b)", re.IGNORECASE)
+""""the office and the living room are both way too dark, can you put the lights on in both rooms": the rooms said
+dark first are why; the request after it says which lights (`_BOTH_ROOMS` reads "both rooms" first)."""
 _IN_THERE_TOO = re.compile(r"(?P<room>\bin\s+(?:the\s+)?" + _ROOM_WORDS + r"(?:\s+\d)?)\b(?P<mid>[^.?!]*?\band\s+"
                            r"(?:the|a)\s+[a-z ]+?\s+)in\s+there\b", re.IGNORECASE)
 """"Turn on the floor lamp in living room 1, and the tv in there too": the TV in living room 1."""
@@ -509,8 +556,6 @@ _ANSWER_ALL_OF_THEM = re.compile(r"(?:^[^,.;!?]*\bphones?\b[^,.;!?]*\bringing\b[
 rings ("them" can only be phones: only a phone is answered); what is said of them first is only why."""
 _FOR_LIKE = re.compile(r"\bfor\s+like\s+", re.IGNORECASE)
 """"for like five minutes": for five minutes ("like" is no wish there)."""
-_HERE_TO_ME = re.compile(r"\b(?:over\s+)?here\s+(?=to\s+me\b)", re.IGNORECASE)
-""""bring the phone here to me": to me."""
 _WHATEVER_IS = re.compile(r"\b(?P<verb>wash|clean|rinse|scrub|do)\s+(?:up\s+)?(?:whatever(?:['\u2019]s|\s+is)|"
                           r"what(?:['\u2019]?s|\s+is)|everything(?:\s+that(?:['\u2019]s|\s+is))?|anything(?:\s+"
                           r"that(?:['\u2019]s|\s+is))?|whatever)\s+(?:(?:piled|"
@@ -525,13 +570,6 @@ _PHONE_WORDS = re.compile(r"\b(?:phone|phones|smartphone|cordless|mobile|telepho
 def _answer_that(text: str) -> str:
     """"Can you answer that for me?" with no phone named: answer the phone (which one rings settles which)."""
     return text if _PHONE_WORDS.search(text) else _ANSWER_THAT.sub("answer the phone", text)
-
-
-def _if_not(found: re.Match) -> str:
-    rest = tokens(found["rest"])
-    if rest.count("it") + rest.count("them") != 1:
-        return found[0]
-    return re.sub(r"\b(?:it|them)\b", found["what"], found["rest"], count=1)
 
 
 def _here_said(where: str) -> str:
@@ -563,31 +601,35 @@ def plain_request(task: str) -> str:
 
 
 def _plainer(task: str) -> str:
+    text = _WHICH_IS.sub(lambda m: f"{'the' if m['det'].lower() == 'that' else m['det']} {m['state']} {m['noun']}",
+                         task)
     text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", _WHEN.sub("", _BECAUSE_IT_IS.sub(
-        "", _WHEN_DONE_FIRST.sub("", meaning.numbered_rooms(_INTERROBANG.sub("!", task)))))))))
+        "", _WHEN_DONE_FIRST.sub("", meaning.numbered_rooms(_INTERROBANG.sub("!", text)))))))))
     text = _EVERY_SINGLE.sub("every", _TOO_AT_THE_END.sub("", _LEFT_AT_THE_END.sub("", text)))
-    text = _WHERE_IT_IS_AT_THE_END.sub("", text) or text
+    text = _HINT_AT_THE_END.sub("", text) or text
     text = _PLEASE_AT_THE_END.sub("", text) or text  # "turn on the floor lamp and the tv please": only polite
     text = _WHY_AT_THE_END.sub("", _IN_THE_SHOWER.sub("", text)) or text
-    text = _asked_if(_WITHOUT_AT_THE_END.sub("", text))
+    text = _asked_then(_WITHOUT_AT_THE_END.sub("", text))
     text = _SAID_THEN_IT.sub(lambda m: re.sub(r"\bit\b", m["what"], m["rest"], count=1), text)
     text = _MAKE_SURE_NOT.sub(lambda m: f"make sure {m['what']} is {_NOT_SO[m['state'].lower()]}", text)
     text = _HOW_THEY_ARE_THEN_HER.sub(lambda m: f"{m['ask']} {m['who']}", text)
     text = _AND_LEAVE_IT_SO.sub(lambda m: m["ask"] if (m["verb"].lower() == "open") == (m["state"].lower() == "open")
                                 else m[0], text)
     text = _LEFT_BOTH_THEN_THEM.sub(lambda m: re.sub(r"\bthem(?:\s+both)?\b", m["what"], m["rest"], count=1), text)
-    text = _IS_THAT_RINGING.sub(lambda m: f"{m['verb']} {m['what']}{m['where'] or ''}", _TO_ME_IN_A_ROOM.sub(
-        lambda m: m["me"], text))
-    text = _RINGING_THEN_IT.sub(lambda m: re.sub(
-        r"\b(?:answer\s+it|get\s+it|grab\s+it|pick\s+up|pick\s+it\s+up)\b",
-        "answer " + re.sub(r"^(?:that|the)\b", "the", m["what"], flags=re.IGNORECASE) + (m["where"] or ""), m["rest"],
-        count=1),
-        text)
+    text = _ONLY_RINGING.sub(lambda m: f"answer {re.sub(r'^that', 'the', m['what'])}{m['where'] or ''}", text)
+    text = _RINGING_THEN_ANSWER.sub(_ringing_then_answer, _TO_ME_HERE.sub(lambda m: m["me"], _BRING_IT_HERE.sub(
+        lambda m: f"{m['verb']} {m['it']} to me", text)))
     text = _HEAR_WATER.sub(lambda m: f"the tap in {m['where']} is running", _LEFT_GOING.sub(
         lambda m: f"{m['lead']} running", _WHERE_I_WENT.sub("", text)))
     text = _MAKE_SURE_PUT.sub(lambda m: f"put {m['what']} {m['where']}", _MAKE_SURE_HAS.sub(
         lambda m: f"give {m['who']} {m['what']}", text))
     text = _FOR_THEN_HIM.sub(lambda m: f"for {m['name']} and {m['verb']} {m['name']}", text)
+    text = _DIRTY_ONES_ALONE.sub(lambda m: f"wash {m['what']}", _NEXT_TO_IT.sub("", text))
+    text = _DONT_LEAVE_IT.sub(lambda m: f"{_UNDONE[m['state'].lower()]} {m['what']}", text)
+    text = _EVERYTHING_LISTED.sub(_everything_listed, _LEAVING_FIRST.sub("", _EXCEPT_MINE.sub(
+        lambda m: f"{m['but']} the ones in here", text)))
+    text = _BOTH_ROOMS.sub(lambda m: f"{m['rooms']}{m['mid']}in {m['rooms']}", text)
+    text = _DARK_FIRST.sub("", text)
     text = _IN_THERE_TOO.sub(lambda m: f"{m['room']}{m['mid']}{m['room']}", text)  # (one thing only: the grounding
     # reads "in there")
     text = _without_what_they_mean_to_do(_MY_OWN_PLAN.sub("", _EXCEPTION_SAID_AGAIN.sub(lambda m: m["keep"], text)))
@@ -618,7 +660,6 @@ def _plainer(task: str) -> str:
     text = _LEFT_OUT_THEN_IT.sub(lambda m: re.sub(r"\bit\b", m["what"] + _in_the_room(m["room"] or m["where"]),
                                                   m["rest"], count=1), text)
     text = _RETURN.sub("put", text)
-    text = _WHICH_IS.sub(lambda m: f"{m['det']} {m['state']} {m['noun']}", text)
     text = _NOBODY_LEFT.sub(lambda m: f"don't leave {m['what'] + ' ' if m['what'] else ''}",
                             _ASK_TO_CHECK.sub("", text))
     text = _ROOMS_THING.sub(lambda m: f"the {m['thing']} in the {m['room']}", text)
@@ -631,9 +672,7 @@ def _plainer(task: str) -> str:
         lambda m: f"{m['person']} wants {m['what']}", text))
     if text.startswith("give "):  # "Michael wants a beer, go bring him one": the same, said twice
         text = _BRING_HIM_ONE.sub("", text)
-    text = _IF_IT_ISNT.sub(lambda m: f"{m['ask']} if not, {m['rest']}", text)
-    text = _IF_SO.sub(_if_so, text)
-    text = _HINT_AT_THE_END.sub("", _HABIT_AT_THE_END.sub("", text))
+    text = _HABIT_AT_THE_END.sub("", text)
     text = _SAYS_WANTS.sub(lambda m: f"give {m['person']} the ", text)
     text = _GO_AND.sub("", text)
     text = _SAID_OF_THEM.sub(lambda m: f"{m['verb']} {m['name']} ", text)
@@ -650,9 +689,9 @@ def _plainer(task: str) -> str:
     text = _ANSWER_ALL_OF_THEM.sub(lambda m: f"{m['verb']} every ringing phone", text)
     text = _BACK_OFF_THEM.sub(lambda m: f"{m['verb']} {m['it']} back", _NEED_AT_THE_END.sub("", text))
     text = _FOR_LIKE.sub("for ", _THAT_THING_FIRST.sub(lambda m: f"{m['lead']}the ", text))
-    text = _HERE_TO_ME.sub("", _THAT_IS_A_CALL.sub("answer the phone", _WHO_CALLS_AT_THE_END.sub("", _WHATEVER_IS.sub(
+    text = (_THAT_IS_A_CALL.sub("answer the phone", _WHO_CALLS_AT_THE_END.sub("", _WHATEVER_IS.sub(
         lambda m: f"{'wash' if m['verb'].lower() == 'do' else m['verb']} all the dishes ", text))))
-    text = _GET_THE_PHONE.sub(lambda m: f"answer {m['det']} {m['noun']}", _IF_NOT.sub(_if_not, _answer_that(text)))
+    text = _GET_THE_PHONE.sub(lambda m: f"answer {m['det']} {m['noun']}", _asked_then(_answer_that(text)))
     text = _NOBODY_THERE.sub(lambda m: f"{m['rest']}in {m['room']}", _MIND.sub(
         lambda m: _GERUNDS[m["verb"].lower()], _FOR_ME.sub("", _PLZ.sub("please", _WOULD_YA.sub("", _US.sub(
             lambda m: f"{m['verb']} me", text))))))
@@ -934,29 +973,21 @@ _REASON_LEADS = re.compile(r"^(?:it|i|she|he|they|we)(?:'s|'ll|'m|'re|'d|\s+is|\
                            re.IGNORECASE)
 
 
-_IF_SO = re.compile(r"^(?P<ask>\s*(?:did|is|are|has|was)\s+[^?]+\?+)\s*(?P<rest>[^?,.;!]+?)\s+if\s+(?:so|it\s+is|"
-                    r"they\s+are|it\s+was|someone\s+did|they\s+did)\b[^,.;!?]*[.!?]*\s*$", re.IGNORECASE)
-""""Did someone leave the bathroom tap running?? turn it off if so": turn it off (it is off either way)."""
-def _if_so(found: re.Match) -> str:
-    """"Did someone leave the bathroom tap running?? turn it off if so" -> "turn the bathroom tap off": the thing the
-    question names is what "it" stands for; the condition needs no asking (it is off either way)."""
-    thing = re.search(r"\b(the\s+(?:[a-z0-9]+\s+){0,3}?[a-z0-9]+)\s+(?:still\s+)?(?:on|off|open|closed|shut|running|"
-                      r"ringing|dirty)\b", found["ask"], re.IGNORECASE)
-    if thing is None or not re.search(r"\bit\b", found["rest"]):
-        return f"{found['ask']} {found['rest']}"
-    return re.sub(r"\bit\b", thing.group(1), found["rest"], count=1)
-
-
-_HINT_AT_THE_END = re.compile(r"(?<=[?.!,])\s*(?:i\s+)?(?:think|reckon|guess|believe)\s+"
-                              r"(?:it['\u2019]s|they['\u2019]re|it\s+is|they\s+are)\s+[^.!?]*[.!?]*\s*$", re.IGNORECASE)
-""""could u bring me the green comic book? think it's on one of the desks in here": where the speaker thinks it is
-(a hint, not a request; the memory knows where it is)."""
+_HINT_AT_THE_END = re.compile(
+    r"(?<=[?.!,;])\s*(?:i\s+(?:think|believe|guess|reckon)|think|reckon|guess|believe|(?:i['\u2019]?m\s+)?pretty\s+sure|"
+    r"probably|maybe)\s+(?:that\s+)?(?:(?:somebody|someone|he|she|they|[A-Z][a-z]+)\s+(?:put|left|dropped|stuck|moved|"
+    r"took)\s+(?:it|them)\s+(?:in|on|inside|into)\s+|(?:it|they)(?:['\u2019]s|['\u2019]re|\s+is|\s+are|\s+was|"
+    r"\s+were)\s+)[^.!?]*[.!?]*\s*$", re.IGNORECASE)
+""""could u bring me the green comic book? think it's on one of the desks in here", "can you bring me the avocado? I
+think Jess put it in the fridge": where the speaker thinks it is (a hint, not a request: the memory knows where it
+is, and the plan goes there)."""
 _HABIT_AT_THE_END = re.compile(r"\s*[,;.-]+\s*(?:it|they|that|this)\s+(?:always\s+|never\s+)?(?:keeps|keep|gets|"
                                r"get)\s+(?:getting\s+|being\s+)?(?:left\s+)?[^,.;!?]*[.!?]*\s*$", re.IGNORECASE)
 """"..., it keeps getting left open": what keeps happening, said as the reason (not a state asked for)."""
 _WHY_AT_THE_END = re.compile(
     r"\s*[,;.!?-]+\s*(?:(?:it|this|that)\s+(?:looks|look|is)\s+like\s+[^.?!]*"  # "..., it looks like a bomb went off"
-    r"|(?:he|she|they|[A-Z][a-z]+)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+(?:still\s+)?[a-z]+ing(?:\s+(?:it|that|"
+    r"|(?:he|she|they|[A-Z][a-z]+|I)(?:['\u2019]s|\s+is|\s+are|['\u2019]re|['\u2019]m|\s+am)\s+(?:still\s+)?[a-z]+ing"
+    r"(?:\s+(?:it|that|"
     r"now))?"
     r"|(?:i|he|she|they|[A-Z][a-z]+)(?:['\u2019]s|['\u2019]ve|\s+has|\s+have)?\s+got\s+(?:my|his|her|their)\s+"
     r"hands\s+full"
@@ -972,7 +1003,9 @@ _WHY_AT_THE_END = re.compile(
     r"|(?:i\s+)?need\s+to\s+[a-z]+\b[^.?!]*"  # "... bring it to me? need to call my mum"
     r"|(?:i\s+)?can['\u2019]?t\s+be\s+bothered\b[^.?!]*"  # "... can't be bothered getting up lol"
     r"|(?:i|I)\s+don['\u2019]?t\s+want\s+(?:another|a|any)\s+[^.?!]*"  # "..., I don't want another flood"
-    r"|(?:it|they)\s+(?:doesn['\u2019]?t|don['\u2019]?t)\s+belong\b[^.?!]*)"  # "..., it doesn't belong in the bathroom"
+    r"|(?:it|they)\s+(?:doesn['\u2019]?t|don['\u2019]?t)\s+belong\b[^.?!]*"  # "..., it doesn't belong in the bathroom"
+    r"|(?:i|he|she|they|we|[A-Z][a-z]+)(?:['\u2019]s|['\u2019]m|['\u2019]re|\s+is|\s+am|\s+are|\s+was|\s+has\s+been)\s+"
+    r"(?:all\s+)?(?:done|finished)(?:\s+with\s+(?:it|them|that|those))?)"  # "..., Michael's done with it"
     r"\s*[.!?]*\s*$")
 """"..., Michael's still reading", "..., Jessica's got her hands full", "..., the pizza will go bad": why (a person
 busy, a thing that would spoil), not a request."""
@@ -984,44 +1017,74 @@ _LEFT_GOING = re.compile(r"\b(?P<lead>left\s+(?:the|a|my)\s+(?:[a-z]+\s+){0,3}?(
                          r"on)\b",
                          re.IGNORECASE)
 """"somebody's left the bathroom tap going": running."""
-_TO_ME_IN_A_ROOM = re.compile(r"\b(?P<me>to\s+me)\s+(?:(?:in|at)\s+(?:the\s+)?" + _ROOM_WORDS + r"(?:\s+\d)?\b|"
-                              r"(?:in|over)\s+here\b)", re.IGNORECASE)
-""""bring it to me in the kitchen": to the speaker, wherever they are ("bring me the book in the kitchen" says which
-book, and stays)."""
-_IS_THAT_RINGING = re.compile(r"^\s*(?:is\s+that|is\s+it|that['\u2019]s|thats)\s+(?P<what>(?:the|my|our|his|her)\s+"
-                              r"[a-z]+(?:\s+[a-z]+){0,2}?)\s+(?:ringing|going\s+off)(?P<where>\s+(?:in|on)\s+the\s+"
-                              r"[a-z]+(?:\s+[a-z]+)?(?:\s+\d)?)?\s*[?!,.\u2026\u2013\u2014-]+\s*(?:(?:can|could|would)\s+(?:you|u)\s+)?"
-                              r"(?P<verb>answer|get|grab|pick\s+up)\s+it\b", re.IGNORECASE)
-""""Is that the gold phone ringing? Answer it and ...", "is that my phone ringing in the bedroom?! answer it": answer
-the gold phone (in the bedroom) and ..."""
-_RINGING_THEN_IT = re.compile(
-    r"^\s*(?:(?:ugh|oh|hey|argh)[,!.]*\s+)?(?P<what>(?:the|my|that)\s+[^,.;!?\u2026]+?)(?:['\u2019]s|\s+is|\s+has\s+been|"
-    r"\s+keeps|\s+won['\u2019]?t\s+stop)\s+(?:ringing|going\s+off|buzzing)(?:\s+again)?(?P<where>\s+(?:in|on)\s+the\s+"
-    r"[a-z]+(?:\s+[a-z]+)?(?:\s+\d)?)?\s*(?:[,.;!?\u2026-]+\s*)+(?P<rest>(?:(?:can|could|would)\s+(?:you|u)\s+|please\s+|pls\s+)?"
-    r"(?:answer\s+it|get\s+it|grab\s+it|pick\s+up|pick\s+it\s+up)\b[^.?!]*[.?!]*\s*)$", re.IGNORECASE)
-""""the phone in the kitchen's ringing, can you answer it and bring it to me", "the pink smartphone's going off again,
-get it would you": answer the phone in the kitchen and ..."""
-_ASKED_IF = re.compile(
-    r"^\s*(?:is|are|was|did\s+(?:anyone|anybody|somebody|someone|you)\s+leave)\s+(?P<what>(?:the|my|our|his|her)\s+"
-    r"[^?.!,]+?)\s+(?:still\s+)?(?:on|off|open|shut|closed|clean|dirty|ringing|running)\s*\?+\s*(?P<rest>.+)$",
-    re.IGNORECASE | re.DOTALL)
-""""Is the green mug clean? If it isn't, give it a quick wash.": what to do if the thing is not so, said of "it"."""
-_A_CONDITION = re.compile(r"(?:^|\s+)if\s+(?:so|not|it\s+(?:is|isn['\u2019]?t|is\s+not|does|was)|they\s+(?:are|"
-                          r"aren['\u2019]?t))\b\s*,?\s*", re.IGNORECASE)
-""""if so", "if it isn't", "if they are": the condition of what a question is followed by."""
+_TO_ME_HERE = re.compile(r"\b(?:(?:over\s+)?here\s+)?(?P<me>to\s+me)(?:\s+(?:(?:in|at)\s+(?:the\s+)?" + _ROOM_WORDS
+                         + r"(?:\s+\d)?\b|(?:in|over)\s+here\b))?", re.IGNORECASE)
+""""bring it to me in the kitchen", "bring the phone here to me": to the speaker, wherever they are ("bring me the
+book in the kitchen" says which book, and stays)."""
+_BRING_IT_HERE = re.compile(r"\b(?P<verb>bring|fetch|carry)\s+(?P<it>it|them|that|those)\s+(?:over\s+|in\s+)?here\b"
+                            r"(?!\s+to\s+me)", re.IGNORECASE)
+""""answer it and bring it over here": bring it to me (the speaker)."""
+_RINGING_THEN_ANSWER = re.compile(
+    r"^\s*(?:(?:ugh|oh|hey|argh)[,!.]*\s+)?(?P<is_that>(?:is\s+that|is\s+it|that['\u2019]s|thats)\s+)?"
+    r"(?P<what>(?:the|my|our|his|her|that)\s+[^,.;!?\u2026]+?)(?(is_that)(?:\s+(?:ringing|going\s+off|buzzing))?|"
+    r"(?:['\u2019]s|\s+is|\s+has\s+been|\s+keeps|\s+won['\u2019]?t\s+stop)?\s+(?:ringing|going\s+off|buzzing))"
+    r"(?:\s+again)?(?P<where>\s+(?:in|on)\s+the\s+"
+    r"[a-z]+(?:\s+[a-z]+)?(?:\s+\d)?)?\s*(?:[,.;!?\u2026\u2013\u2014-]+\s*)+(?P<polite>(?:(?:can|could|would)\s+"
+    r"(?:you|u)\s+|please\s+|pls\s+)?)(?:answer\s+it|get\s+it|grab\s+it|pick\s+it\s+up|pick\s+up)\b",
+    re.IGNORECASE)
+""""Is that the gold phone ringing? Answer it and ...", "is that MY phone?? answer it", "the phone in the kitchen's
+ringing, can you answer it and
+bring it to me", "the pink smartphone's going off again, get it would you": answer the gold phone (the phone in the
+kitchen, ...) and ... ("that phone" is the phone: which one rings settles which)."""
 
 
-def _asked_if(text: str) -> str:
-    """"Is the green mug clean? If it isn't, give it a quick wash." -> "give the green mug a quick wash"; "Did anyone
-    leave the living room light on? If so turn it off" -> "turn the living room light off": the thing the question
-    names is what "it" stands for, and doing it is asked whatever the answer (done, it holds either way). Only with
-    "if so", "if it isn't", ... or "make sure" after the question."""
-    found = _ASKED_IF.match(text)
-    if found is None or not re.search(r"\bit(?:['\u2019]s)?\b", found["rest"], re.IGNORECASE) or not (
-            _A_CONDITION.search(found["rest"]) or re.match(r"make\s+sure\b", found["rest"], re.IGNORECASE)):
-        return text  # ("Is the TV on? I want to watch it": no request of "it")
-    rest = _A_CONDITION.sub(" ", found["rest"]).strip()
-    return re.sub(r"\bit\b", found["what"], rest, count=1, flags=re.IGNORECASE)
+_ONLY_RINGING = re.compile(
+    r"^\s*(?:(?:ugh|oh|argh|omg|god|honestly)[,!.]*\s+)?(?P<what>(?:the|my|that)\s+(?:[a-z0-9]+\s+){0,5}?(?:phone|"
+    r"smartphone|cordless|mobile|telephone|landline))(?P<where>\s+(?:on|in)\s+(?:(?:the|my)\s+)?[a-z]+(?:\s+[a-z0-9]+)?)?"
+    r"(?:['\u2019]s|\s+is|\s+has\s+been|\s+keeps|\s+won['\u2019]?t\s+stop)\s+(?:ringing|going\s+off|buzzing)"
+    r"(?:\s+again|\s+for\s+ages|\s+all\s+(?:day|morning|evening))?(?:\s*(?:[,.;!\u2026-]+\s*|\s+)(?:and\s+|but\s+)?"
+    r"(?:i['\u2019]?m|i\s+am|i\s+can['\u2019]?t)\b[^.?!]*)?[.!\s]*$", re.IGNORECASE)
+""""the phone on my dresser won't stop going off and I'm kinda in the middle of something": a phone said to ring,
+and no more than why the speaker cannot answer it themselves, asks for it to be answered."""
+
+
+def _ringing_then_answer(found: re.Match) -> str:
+    what = re.sub(r"^(?:that|the)\b", "the", found["what"], flags=re.IGNORECASE)
+    return f"{found['polite']}answer {what}{found['where'] or ''}"
+
+
+_ASKED_THEN = re.compile(r"^\s*(?P<ask>(?:is|are|was|were|has|did)\s+[^?]+?)\s*\?+\s*(?P<rest>\S.*)$",
+                         re.IGNORECASE | re.DOTALL)
+_CONDITION = (r"if\s+(?:so|not|it\s+(?:is|isn['\u2019]?t|is\s+not|does|was)|it['\u2019]s\s+not|they\s+(?:are|"
+              r"aren['\u2019]?t|are\s+not|did)|someone\s+did)\b")
+_CONDITION_FIRST = re.compile(r"^(?:and\s+)?" + _CONDITION + r"\s*,?\s*", re.IGNORECASE)
+_CONDITION_AFTER = re.compile(r"\s+" + _CONDITION + r"[^,.;!?]*(?=[.!?]*\s*$)", re.IGNORECASE)
+_THING_ASKED = re.compile(r"\b(?P<what>(?:the|my|our|his|her)\s+[^?.!,]+?)\s+(?:still\s+)?(?:on|off|open|shut|closed|"
+                          r"clean|dirty|ringing|running)(?:\s+(?:again|now|still|yet|already|at\s+all))*\s*$",
+                          re.IGNORECASE)
+_IT_SAID = re.compile(r"\b(?:it|them)\b", re.IGNORECASE)
+
+
+def _asked_then(text: str) -> str:
+    """A question about a thing's state, then what to do about it under a condition: "Is the green mug clean? If it
+    isn't, give it a quick wash." -> "give the green mug a quick wash"; "Did someone leave the bathroom tap running??
+    turn it off if so" -> "turn the bathroom tap off"; "is the fridge shut? close it if it isn't"; "Did anyone leave
+    the fridge open? Make sure it's shut." The thing the question names is what "it" stands for, and doing it is
+    asked whatever the answer (done, it holds either way). Only with a condition ("if so", "if not", "if it isn't",
+    ...) or "make sure" after the question, and one "it" or "them" in what follows ("Is the TV on? I want to watch
+    it" is no request of "it")."""
+    found = _ASKED_THEN.match(text)
+    if found is None:
+        return text
+    rest = found["rest"]
+    first = _CONDITION_FIRST.match(rest)
+    if not (first or _CONDITION_AFTER.search(rest) or re.match(r"make\s+sure\b", rest, re.IGNORECASE)):
+        return text
+    rest = _CONDITION_AFTER.sub("", rest[first.end():] if first else rest).strip()
+    thing = _THING_ASKED.search(found["ask"])
+    if thing is None or len(_IT_SAID.findall(rest)) != 1:
+        return text
+    return _IT_SAID.sub(thing["what"], rest, count=1)
 
 
 _HEAR_WATER = re.compile(r"\bI\s+can\s+hear\s+(?:the\s+)?(?:water|a\s+tap|the\s+tap)\s+running\s+in\s+"
@@ -1637,8 +1700,8 @@ def _the_ones_at(words: list[str], start: int, end: int, mentions: Sequence[Ment
     group = next((m for m in reversed(mentions) if m.start < start and m.plural and m.candidates), None)
     place = next((m for m in mentions if start <= m.start < end and m.candidates
                   and _is_place(graph, domain, m.candidates[0])), None)
-    if group is None or place is None:
-        return []
+    if group is None or place is None or len(place.candidates) != 1:
+        return []  # ("except the ones in my room" with "room" read as any room: not sure which)
     there = tuple(n for n in group.candidates if places_of(graph, rules, n) & set(place.candidates))
     return [replace(group, start=start, end=place.start, candidates=there, plural=True)] if there else []
 
@@ -1979,8 +2042,10 @@ def kinds_at(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: 
              lexicon: Lexicon) -> RequestReading | None:
     """"Turn off all the lights and taps in bathroom 2": each thing of the kinds named in the one room named, in the
     state the request's words ask for, and nothing of other kinds; "all lights and faucets" (no room): every thing
-    of each kind, as ``forall`` (None when the request is not just that: one clause asking, only groups of things of
-    one type each and at most one room)."""
+    of each kind, as ``forall``; a single thing listed with them (no room named) is itself ("all the lights and the
+    tv"). None when
+    the request is not just that: one clause asking, groups of things of one type each (at least one group; the
+    rest things named alone) and at most one room."""
     words = tokens(task)
     covered = {i for m in mentions for i in range(m.start, m.end)}
     asking = [c for c in clauses_of(task, words, covered) if c.verb is not None]
@@ -1988,9 +2053,14 @@ def kinds_at(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: 
     groups = [m for m in mentions if m not in rooms]
     room_at = mentions.index(rooms[0]) if len(rooms) == 1 and len(rooms[0].candidates) == 1 else None
     if len(asking) != 1 or len(rooms) != (room_at is not None) or len(groups) < 2 or not all(
-            m.plural and m.candidates and m.qualifies in (None, room_at) for m in groups):
-        return None
+            m.candidates and (m.plural or len(m.candidates) == 1) and m.qualifies in (None, room_at) for m in groups
+    ) or not any(m.plural for m in groups) or (rooms and not all(m.plural for m in groups)):
+        return None  # ("every light in the house, and the tap in kitchen 3": the room is the tap's)
     wanted = _wanted(words, asking[0].start, asking[0].end, covered, lexicon, domain)
+    said = {words[i] for i in range(len(words)) if i not in covered}
+    if not all(m.plural for m in groups) and any(
+            sum(bool(ws & said) for ws in lexicon.states[p].values()) > 1 for p in wanted):
+        return None  # "swap the lights in here - overhead off, vanity on": each its own way
     room = rooms[0].candidates[0] if rooms else None
     stated: list[Stated] = []
     quantified: list[Literal] = []
@@ -2001,7 +2071,9 @@ def kinds_at(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: 
                if _fits(graph, domain, n, p) and (room is None or room in places_of(graph, rules, n))]
         if not own or len(types) != 1:
             return None
-        if room is None:
+        if not group.plural:
+            stated += [st for st in own if st.fact.args == group.candidates[:1]]
+        elif room is None:
             quantified += [Literal(p, (f"{WILDCARD}{next(iter(types))}",), not sign)
                            for p, sign in sorted(wanted.items()) if any(st.fact.predicate == p for st in own)]
         else:

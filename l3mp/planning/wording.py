@@ -140,9 +140,12 @@ BRING_WORDS = frozenset({"bring", "fetch", "get", "grab", "pass", "hand", "give"
 
 
 def _brought_to_me(words: list[str]) -> bool:
-    """"bring me ...", "grab me ...", "... and bring it to me": the speaker is to have something (not "get it for
-    me": that may be answering a phone)."""
+    """"bring me ...", "grab me ...", "... and bring it to me", "bring it over here": the speaker is to have something
+    (not "get it for me": that may be answering a phone)."""
     for i, word in enumerate(words):
+        if word == "here" and i and any(w in BRING_WORDS for w in words[max(0, i - 4):i]) and not any(
+                w in ("put", "leave", "on", "in", "inside") for w in words[max(0, i - 4):i]):
+            return True  # "answer it and bring it over here" ("put it back here", "in here": where a thing is)
         if word != "me" or not i:
             continue
         if words[i - 1] in BRING_WORDS:
@@ -167,7 +170,8 @@ def given_to_them(literals: Sequence[Literal], wording: Wording, graph: WorldGra
     (on a table, in the robot's hand) instead of with the one person the words bring it to: that person has it
     (noted in `notes`). The goal as it is when the words bring nothing to anyone, it already says who has it, or
     it places no item or more than one."""
-    to_whom = _brought_to_them(wording, graph, domain, speaker)
+    to_whom = _brought_to_them(wording, graph, domain, speaker) or (
+        {speaker} if speaker is not None and _brought_to_me(wording.words) else set())
     if len(to_whom) != 1 or any(lit.predicate == "has" and lit.args[:1] and lit.args[0] in to_whom and not lit.negated
                                 for lit in literals):
         return list(literals)
@@ -181,6 +185,31 @@ def given_to_them(literals: Sequence[Literal], wording: Wording, graph: WorldGra
     k, item = placing[0]
     notes.append(f"{literals[k].to_pddl()} -> (has {person} {item}): the request brings it to {person}")
     return [*literals[:k], Literal("has", (person, item), False), *literals[k + 1:]]
+
+
+def without_unasked_places(literals: Sequence[Literal], wording: Wording, graph: WorldGraph, lexicon: Lexicon,
+                           notes: list[str]) -> list[Literal]:
+    """A goal for a request that asks for nothing to be moved ("wash the orange bowl", "wash all the dirty glasses,
+    the wine glass Jessica left in the living room too") with a literal that puts a thing somewhere it is not:
+    that literal is dropped (noted in `notes`), for nobody asked for it. The goal as it is when the request has a verb
+    of moving ("put", "bring", "back", "away", ...; "left" only says where a thing is), or when nothing else would be
+    left of it."""
+    said = set(wording.words)
+    if (lexicon.moves - {"leave", "left"}) & said or said & (BRING_WORDS | _PUT_AWAY) or lexicon.gives & said:
+        return list(literals)
+    kept = [lit for lit in literals if lit.negated or lit.predicate not in ("on", "inside") or len(lit.args) != 2
+            or WILDCARD in " ".join(lit.args) or graph.has_fact(Fact(lit.predicate, lit.args))]
+    if not kept or len(kept) == len(literals):
+        return list(literals)
+    notes.extend(f"{lit.to_pddl()} dropped: the request asks for nothing to be moved" for lit in literals
+                 if lit not in kept)
+    return kept
+
+
+_PUT_AWAY = frozenset({"back", "away", "return", "returned", "tidy", "belongs", "belong", "goes", "store", "move",
+                       "swap", "hang", "load", "unload", "empty"})
+"""Words of a request to move a thing besides `Lexicon.moves` and `BRING_WORDS` ("the album goes back on the shelf",
+"tidy the mugs away", "load the dishwasher")."""
 
 
 def _brought_to_them(wording: Wording, graph: WorldGraph, domain: Domain, speaker: str | None) -> set[str]:

@@ -15,7 +15,7 @@ that mean "all of them", and the types an update must change when it mentions th
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from itertools import pairwise, takewhile
@@ -92,6 +92,9 @@ class Lexicon:
     """Verbs of a person going somewhere: the room after them is where the person is now."""
     answers: frozenset[str] = frozenset()
     """Words of answering a phone (a state word too): the one who answers now has the thing."""
+    makes: frozenset[str] = frozenset()
+    """Verbs of making food or drink: what "made (herself) a ..." is, is new (no thing of the home), and no action of
+    the robot makes it."""
     words: frozenset[str] = frozenset()
     """Other words of reports and requests that a misspelt word may be read as (`l3mp.retrieval.spelling`)."""
     not_misspelt: frozenset[str] = frozenset()
@@ -125,12 +128,12 @@ def _lexicon(domain_source: str) -> Lexicon:
         return Lexicon(types, frozenset(str(w).lower() for w in data.get("all") or ()),
                        frozenset(str(t) for t in data.get("covered") or ()), states,
                        *(frozenset(str(w).lower() for w in data.get(key) or ())
-                         for key in ("moves", "takes", "gives", "goes", "answers", "words", "not_misspelt")),
+                         for key in ("moves", "takes", "gives", "goes", "answers", "makes", "words", "not_misspelt")),
                        {str(k).lower(): str(v).lower() for k, v in (data.get("sayings") or {}).items()})
     except (OSError, yaml.YAMLError, AttributeError, TypeError) as exc:
         raise DomainError(f"cannot read the lexicon {path}: {exc}; it needs 'types: {{type: [words]}}', "
                           "'all: [words]', 'covered: [types]', 'states: {predicate: {true: [words], false: [words]}}', "
-                          "'moves|takes|gives|goes|answers: [verbs]', 'words|not_misspelt: [words]', "
+                          "'moves|takes|gives|goes|answers|makes: [verbs]', 'words|not_misspelt: [words]', "
                           "'sayings: {phrase: label words}'"
                           ) from None
 
@@ -529,7 +532,7 @@ class Grounder:
             return None
         if max(scored.values()) == OTHER_WORD and words[i] == head + "s" and head in _COLOURS:
             return None  # "a bag of oranges": a colour of the orange notebook is never said in the plural
-        if _made_a(words, i):
+        if made_a(words, i, self._lexicon.makes):
             return None  # "made himself a tea": a new drink, not the tea box nor the iced tea
         if max(scored.values()) == OTHER_WORD:  # "the wine": the wine bottle, not the wine glasses
             scored = self._contents(scored, vocabulary)
@@ -616,8 +619,13 @@ class Grounder:
                 pool = {p for n in place.candidates if n in by_name for p in by_name[n].places}
                 narrower = {n: s for n, s in scored.items() if n in pool}
             else:  # the places the words name first ("from the cupboard": not the pantry, a cupboard too)
-                narrower = {n: s for n, s in scored.items() if by_name[n].places & set(place.candidates)} or {
-                    n: s for n, s in scored.items() if by_name[n].places & pool}
+                narrower = {n: s for n, s in scored.items() if by_name[n].places & set(place.candidates)}
+                if not narrower and by_label and (place.end - 1) in narrowed:  # "the notebook off the bookshelf in
+                    # the office": the one there, before the one labelled "notebook" on another bookshelf (the
+                    # place's own words said which bookshelf)
+                    narrower = {n: s for n, s in unlabelled.items() if by_name[n].places & set(place.candidates)}
+                    scored = unlabelled if narrower else scored
+                narrower = narrower or {n: s for n, s in scored.items() if by_name[n].places & pool}
                 if not narrower and by_label:  # "the shelf in bathroom 3": not the one labelled "shelf" elsewhere
                     narrower = {n: s for n, s in unlabelled.items() if by_name[n].places & set(place.candidates)}
                     scored = unlabelled if narrower else scored
@@ -663,6 +671,8 @@ class Grounder:
             i += 1
         if i + 1 < len(words) and words[i + 1] in ("here", "there") and i + 1 in found:
             return found[i + 1]  # "the bookshelf here", "the light there"
+        if i + 2 < len(words) and words[i + 1] in ("up", "down", "over") and words[i + 2] in ("on", "in", "at", "by"):
+            i += 1  # "the phone up on the dresser", "the lamp over by the sofa"
         off = i + 2 < len(words) and ((words[i + 1] == "off" and words[i + 2] in _DETERMINERS) or (
             words[i + 1] == "out" and words[i + 2] == "of"))  # "off the shelf", "out of fridge 2"
         if i + 1 >= len(words) or (words[i + 1] not in QUALIFIERS and not off):
@@ -765,19 +775,20 @@ _GONE_IN = frozenset({"ran", "went", "came", "go", "going", "rushed", "dashed", 
 """Words before "in there" that say someone went there ("ran in there")."""
 
 
-_MADE = frozenset({"made", "make", "makes", "making", "brewed", "brew", "fixed", "fix"})
-_FOR_SOMEONE = frozenset({"himself", "herself", "themselves", "myself", "me", "him", "her", "them", "us", "everyone"})
+FOR_SOMEONE = frozenset({"himself", "herself", "themselves", "myself", "me", "him", "her", "them", "us", "everyone"})
+"""Who something is made or done for, between the verb and the thing ("made himself a tea", "make me a coffee")."""
 
 
-def _made_a(words: list[str], i: int) -> bool:
-    """Whether the word at `i` follows "made (herself) a" ("made himself a tea", "brewed a coffee")."""
+def made_a(words: Sequence[str], i: int, makes: frozenset[str]) -> bool:
+    """Whether the word at `i` follows a verb of `makes` (`Lexicon.makes`), someone it is for and "a", "an", "some"
+    or "another" ("made himself a tea", "brewed a coffee", "make me some toast")."""
     j = i - 1
-    if j < 1 or words[j] not in ("a", "an"):
+    if j < 1 or words[j] not in ("a", "an", "some", "another"):
         return False
     j -= 1
-    if words[j] in _FOR_SOMEONE and j > 0:
+    if words[j] in FOR_SOMEONE and j > 0:
         j -= 1
-    return words[j] in _MADE
+    return words[j] in makes
 
 
 def _there_rooms(words: list[str], found: dict[int, Mention], domain: Domain, graph: WorldGraph,

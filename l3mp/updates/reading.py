@@ -70,6 +70,8 @@ _EATS = frozenset({"ate", "eaten", "eat", "eats", "eating", "drank", "drunk", "d
 _FEW = 3
 """The most things a plural mention may name for a plain reading ("both wine glasses")."""
 _PERSON_PRONOUNS = frozenset({"he", "she", "they"})
+_SOMEONE_ELSE = frozenset({"i", "we", "someone", "somebody"})
+"""Who does something, not a person the memory knows ("... and I handed her the bottle")."""
 _TO = frozenset({"in", "into", "on", "onto", "to", "inside"})
 _TOWARDS = frozenset({"to", "into", "onto"})
 """Words of where a thing taken was carried ("took the book to the desk"); not "in" or "on", which may say where
@@ -307,7 +309,25 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
         at += n
     if at != len(words):
         return set()
+    ran = _RAN_IT.match(text)
+    if ran is not None:
+        out.update(range(len(tokens(ran[0]))))
+    spans = token_spans(text)
+    for found in _ASKING_FOR.finditer(text):
+        out.update(k for k, (a, b) in enumerate(spans) if a >= found.start() and b <= found.end())
     return out | _purpose(words, mentions, verbs) | new_parts(text, words, mentions, graph, domain)
+
+
+_ASKING_FOR = re.compile(r"\b(?:asking|begging|looking|hunting|desperate|gasping)\s+for\s+(?:some\s+|a\s+|an\s+|the\s+|"
+                         r"more\s+|a\s+glass\s+of\s+|a\s+drink\s+of\s+)?[a-z]+(?=\s+(?:so|and|but)\b|\s*[,.;!?]|\s*$)",
+                         re.IGNORECASE)
+""""Jessica came into the kitchen asking for water so I handed her the bottle ...": what someone wanted is why (it
+names no thing that changed)."""
+_RAN_IT = re.compile(r"^\s*(?:(?:i|we|someone|somebody|[A-Z][a-z]+)\s+)?(?:ran|run|started|put\s+on|turned\s+on|"
+                     r"switched\s+on|set\s+off)\s+the\s+dishwasher(?:\s+in\s+(?:the\s+)?[a-z]+(?:\s+\d)?)?"
+                     r"(?=\s*,|\s+so\b|\s+and\s+now\b)", re.IGNORECASE)
+""""ran the dishwasher so the pan in there is clean now": running the dishwasher is no state the memory keeps; what
+it did is said after it."""
 
 
 def asides(text: str, mentions: Sequence[Mention], lexicon: Lexicon, graph: WorldGraph, domain: Domain) -> set[int]:
@@ -644,7 +664,8 @@ class _Reader:
             people = [t for t in things if t.kind == "person"]
             verb = next((i for i in range(start, end) if self._is_verb(i)), None)
             before = [t for t in people if verb is None or t.start < verb]
-            subject = before[-1] if before else subject
+            subject = before[-1] if before else None if verb is not None and _SOMEONE_ELSE & set(
+                self.words[start:verb]) else subject  # "Jessica came in and I handed her ...": not Jessica
             states = self._states(things, start, end)
             if states is None:
                 return None
@@ -861,6 +882,9 @@ class _Reader:
                 others = [t for t in people if t.mention.candidates != people[-1].mention.candidates] if people else []
                 if others:  # "Sarah came in and Jessica gave her the book": the one named before the giver
                     out.append(_Thing(i, i + 1, others[-1].mention, "person"))
+                elif people and i > 1 and self.words[i - 2] in _SOMEONE_ELSE:
+                    out.append(_Thing(i, i + 1, people[-1].mention, "person"))  # "Jessica came in and I handed her
+                    # the bottle": the giver is no one the memory knows, the one named is who has it now
                 continue
             if word in _THING_PRONOUNS | _PERSON_PRONOUNS:
                 kinds = ("person",) if word in _PERSON_PRONOUNS else ("receptacle",) if (

@@ -727,7 +727,7 @@ def test_a_thing_to_keep_that_fits_several_things_is_not_left_out_of_the_reading
 
 
 @pytest.mark.parametrize(("task", "plain"), [
-    ("Can you make sure nobody left the TV on?", "don't leave the TV on?"),
+    ("Can you make sure nobody left the TV on?", "turn off the TV?"),
     ("Please open the dishwasher so it can be loaded.", "Please open the dishwasher."),
     ("Turn on the lamp so I can read.", "Turn on the lamp."),
     ("Can you pick up the phone that's ringing on my nightstand?", "Can you answer the phone on my nightstand?"),
@@ -1079,10 +1079,15 @@ def test_a_question_then_what_to_do_if_so_and_a_request_with_how_or_them_both_ar
 
 
 def test_a_question_of_a_state_is_said_as_its_request_only_with_an_if_after_it():
-    from l3mp.planning.request import _asked_if
-    assert _asked_if("Is the TV on? If so turn it off") == "turn the TV off"
-    assert _asked_if("Did anyone leave the fridge open? Make sure it's shut.") == "Make sure the fridge's shut."
-    assert _asked_if("Is the TV on? I want to watch it") == "Is the TV on? I want to watch it"
+    from l3mp.planning.request import _asked_then
+    assert _asked_then("Is the TV on? If so turn it off") == "turn the TV off"
+    assert _asked_then("Did anyone leave the fridge open? Make sure it's shut.") == "Make sure the fridge's shut."
+    assert _asked_then("Is the TV on? I want to watch it") == "Is the TV on? I want to watch it"
+    assert _asked_then("is the fridge shut? close it if it isn't") == "close the fridge"
+    assert _asked_then("Did someone leave the bathroom tap running?? turn it off if so") == "turn the bathroom tap off"
+    assert _asked_then("Is the dishwasher in kitchen 2 closed? If not, close it") == "close the dishwasher in kitchen 2"
+    assert _asked_then("Is the TV on? If so turn it and the lamp off, and take them away") == (
+        "Is the TV on? If so turn it and the lamp off, and take them away")  # which "it" or "them": left as said
 
 
 def test_how_a_person_is_before_a_comma_says_who_her_is():
@@ -1180,3 +1185,81 @@ def test_a_model_goal_never_leaves_a_thing_where_it_is_over_where_the_request_ta
     for literals in ((has, lies), (lies, has)):
         found = settled(text, *literals)
         assert found.outcome == GOAL and found.goal == "(has jessica pink_smartphone_1)", found
+
+
+@pytest.mark.parametrize(("text", "speaker", "goal"), [
+    # "everything" said as a list after it; a group listed with a single thing
+    ("we're heading out \u2014 turn everything off, the lights, the tv, the taps, all of it", None,
+     "(and (not (tv_on tv_1)) (forall (?x0 - light) (not (light_on ?x0))) (forall (?x0 - faucet) (not (faucet_on "
+     "?x0))))"),
+    ("turn off all the lights and the tv", None,
+     "(and (not (tv_on tv_1)) (forall (?x0 - light) (not (light_on ?x0))))"),
+    # a dark room named, said after what made it dark, or two rooms said dark first
+    ("it's like a cave in the garage, I can't see a thing", None, "(light_on overhead_light_5)"),
+    ("the light just went off and now it's way too dark in here", "jessica", "(light_on overhead_light_1)"),
+    ("the bathroom and the garage are both way too dark, can you put the lights on in both rooms", None,
+     "(and (light_on overhead_light_4) (light_on overhead_light_5) (light_on vanity_light_1) (light_on work_light_1))"),
+    # a phone said to ring, and why the speaker does not answer it; "is that X?? answer it and bring it over here"
+    ("the blue phone in bedroom 1 won't stop going off and I'm in the middle of something", None,
+     "(not (ringing blue_phone_1))"),
+    ("is that the pink smartphone?? answer it and bring it over here", "jessica",
+     "(and (has jessica pink_smartphone_1) (not (ringing pink_smartphone_1)))"),
+    # "that pantry next to it that's hanging open": the open one
+    ("Shut the dishwasher in kitchen 2 and that pantry next to it that's hanging open", None,
+     "(and (not (is_open dishwasher_2)) (not (is_open pantry_2)))"),
+    # a group of dirty things said alone
+    ("Ok dish time. Every single dirty dish in the house, wherever they've ended up.", None,
+     "(and (not (dirty black_frying_pan_1)) (not (dirty blue_serving_dish_1)) (not (dirty purple_plate_1)) "
+     "(not (dirty wine_glass_1)))"),
+    # "don't leave X open" is the state it ends in
+    ("Bring me the small apple juice please, and don't leave the garage fridge hanging open like last time!!",
+     "jessica", "(and (has jessica small_apple_juice_1) (not (is_open garage_fridge_1)))"),
+    # where the speaker is going, said first, is why
+    ("We're all off out for dinner - shut off every light in the house, yeah?", None,
+     "(and (not (light_on bedside_lamp_1)) (not (light_on desk_lamp_1)) (not (light_on overhead_light_1)) "
+     "(not (light_on overhead_light_2)) (not (light_on overhead_light_3)) (not (light_on overhead_light_4)) "
+     "(not (light_on overhead_light_5)) (not (light_on overhead_light_6)) (not (light_on overhead_light_7)) "
+     "(not (light_on under_cabinet_light_1)) (not (light_on under_cabinet_light_2)) (not (light_on vanity_light_1)) "
+     "(not (light_on work_light_1)))"),
+])
+def test_lists_after_everything_dark_rooms_lone_complaints_and_what_is_left_so_are_read(text, speaker, goal):
+    found = reading(text, speaker)
+    assert found is not None and found.outcome == GOAL and found.goal == goal, found
+
+
+def test_lights_asked_each_their_own_way_and_a_room_not_known_are_not_read_as_one_group():
+    assert reading("swap the lights in the bathroom - overhead off, vanity on") is None  # the model's, not all off
+    assert reading("switch off all the lights except the ones in my room", "jessica") is None  # "room": any room
+    found = reading("switch off all the lights except mine", "jessica")  # mine: the ones in here
+    assert found is not None and "(not (light_on bedside_lamp_1))" in found.goal, found
+    assert found.goal.count("light_on") == 13, found  # the kitchen's (off) kept as they are: off
+
+
+def test_a_reason_of_being_done_with_a_thing_is_no_request():
+    found = reading("The blue serving dish goes back in the dishwasher in kitchen 2, Jessica's done with it.")
+    assert found is not None and found.goal == "(inside blue_serving_dish_1 dishwasher_2)", found
+
+
+def test_a_model_goal_brought_over_here_is_the_speakers_and_places_nobody_asked_for_are_dropped():
+    from l3mp.planning.wording import given_to_them, without_unasked_places
+    world = _world()
+    grounder = Grounder(world.domain, world.verifier.rules)
+    text = "is that the pink smartphone?? answer it and bring it over here"
+    wording = Wording.of(text, grounder.ground(text, world.graph, speaker="jessica"))
+    placed = [Literal("ringing", ("pink_smartphone_1",), True), Literal("on", ("pink_smartphone_1", "desk_1"), False)]
+    notes: list[str] = []
+    assert given_to_them(placed, wording, world.graph, world.domain, "jessica", notes) == [
+        placed[0], Literal("has", ("jessica", "pink_smartphone_1"), False)], notes
+    assert given_to_them(placed, wording, world.graph, world.domain, None, []) == placed  # who "here" is: unknown
+    # "wash ..." asks for nothing to be moved: a place the model added is dropped, the rest kept
+    text = "wash the purple plate please"
+    wording = Wording.of(text, grounder.ground(text, world.graph))
+    lexicon = grounder.lexicon
+    washed = [Literal("dirty", ("purple_plate_1",), True), Literal("inside", ("purple_plate_1", "pantry_1"), False)]
+    notes = []
+    assert without_unasked_places(washed, wording, world.graph, lexicon, notes) == washed[:1]
+    assert "asks for nothing to be moved" in notes[0]
+    assert without_unasked_places(washed[1:], wording, world.graph, lexicon, []) == washed[1:]  # nothing else left
+    text = "wash the purple plate and put it in the pantry"
+    wording = Wording.of(text, grounder.ground(text, world.graph))
+    assert without_unasked_places(washed, wording, world.graph, lexicon, []) == washed  # asked to move it
