@@ -13,10 +13,10 @@ blind at midday, run and read then), HOLDOUT9 (written blind on the morning of 2
 morning), HOLDOUT10 (written blind that afternoon, run once at 4572535 and read), HOLDOUT11 (written
 blind that evening, run once at 7f8c84b and read), HOLDOUT12 (written blind later that evening, run once at
 9345fc0 and read), HOLDOUT13 (written blind that night, run once at 3854faa and read), HOLDOUT14 (written
-blind late that night, run once at 73cebd0 and read) and HOLDOUT15 (written blind on the morning of 2026-11-28). Each held-out split
-(`HELD_OUT`) lives in a cases file of its own beside the main one (``updates.yaml`` -> ``updates-holdout.yaml``,
-``updates-holdout2.yaml`` ... ``updates-holdout15.yaml``, see `holdout_name`), with its own houses, and is loaded
-with it."""
+blind late that night, run once at 73cebd0 and read) and HOLDOUT15 (written blind on the morning of 2026-11-28,
+run once at b783224 and read). Each held-out split (`HELD_OUT`) lives in a cases file of its own beside the main
+one (``updates.yaml`` -> ``updates-holdout.yaml``, ``updates-holdout2.yaml`` ... ``updates-holdout15.yaml``, see
+`holdout_name`), with its own houses, and is loaded with it."""
 
 from __future__ import annotations
 

@@ -77,7 +77,8 @@ _DARK_HERE = re.compile(r"\b(?:dark|dim|gloomy|bright)\s+in\s+(?:here|there|(?:t
 trouble of whoever is there."""
 _THEIR_TROUBLE = re.compile(
     r"(?:\b(?:i|we)\s+(?:can(?:'t|not|\s+not|t)?|could(?:n't|nt)?)\s+(?:even\s+|barely\s+|hardly\s+|really\s+)*"
-    r"(?:see|read|find)\b|\bmy\s+(?:head|eyes)\s+(?:is|are|'s|\u2019s|hurts?|aches?)\b"
+    r"(?:see|read|find)\b|\bmy\s+(?:head|eyes)\s+(?:is|are|'s|\u2019s|hurts?|aches?)\b|\b(?:i|we)\s+(?:nearly|almost|"
+    r"just)\s+(?:walked|tripped|fell|bumped|ran|stepped)\b"
     r"|\b(?:hey\s+)?who\s+(?:turned|switched|shut|put)\s+(?:the|that|this|my)\s+(?:[a-z]+\s+)?(?:light|lamp)s?\s+"
     r"off\b)[^,.;!?]*[,.;!?]*|\bwith\s+(?:just|only)\s+(?:the|that|this|one|my)\s+(?:[a-z]+\s+)?(?:light|lamp)"
     r"(?:\s+on)?\b|(?:\b(?:uhh?|um+|oh|ugh|argh|hmm+)[,!.]*\s+)?\b(?:the|that|this|my)\s+(?:[a-z]+\s+)?(?:light|lamp)s?"
@@ -430,12 +431,14 @@ _RINGING_THERE = re.compile(
 """"There's a smartphone ringing in bedroom 5, can you answer it?": answer the smartphone in bedroom 5."""
 _RINGING_IN = re.compile(
     r"^\s*(?:now\s+|and\s+now\s+)?(?:there['\u2019]?s\s+|there\s+is\s+)?(?:an?\s+|a\s+different\s+|another\s+|the\s+|"
-    r"someone['\u2019]s\s+|somebody['\u2019]s\s+)?(?P<what>phone|smartphone|cordless|mobile|telephone|landline)"
-    r"(?:['\u2019]s|\s+is)?\s+(?:ringing|going\s+off)\s+(?P<where>(?:in|on)\s+[^,.;!?]+?)\s*(?:[-,.;!\u2014]+\s*)+"
+    r"someone['\u2019]s\s+|somebody['\u2019]s\s+)?(?P<what>phone|smartphone|cordless|mobile|telephone|landline|something)"
+    r"(?:['\u2019]s|\s+is)?\s+(?:ringing|going\s+off)\s+(?P<where>(?:in|on)\s+[^,.;!?\u2026]+?)\s*"
+    r"(?:[-,.;!\u2014\u2026]+\s*)+"
     r"(?:please\s+)?(?:(?:can|could|would|will)\s+(?:you|u|someone|somebody)\s+)?(?:please\s+)?"
     r"(?:answer|get|grab|pick\s+up)(?:\s+(?:it|that(?:\s+one)?))?(?=\s*(?:please\s*)?[.!?]*\s*$)", re.IGNORECASE)
 """"someone's phone is going off in bedroom 1 - can you answer it?", "a different phone ringing in bedroom 1, could
-you grab that one": answer the ringing phone there (the one there that rings)."""
+you grab that one", "Something's ringing in bedroom 1... would you get that?": answer the ringing phone there (the
+one there that rings; only a phone rings)."""
 _GET_THE_PHONE = re.compile(r"\b(?:get|grab|pick\s+up)\s+(?P<det>the|that)\s+(?:ringing\s+)?(?P<noun>phone|telephone)\b"
                             r"(?!\s+(?:for|to|from)\b)(?!\s+(?:and|then)\s+(?:bring|give|hand|put|take))",
                             re.IGNORECASE)
@@ -548,6 +551,11 @@ _FOR_THEN_HIM = re.compile(r"\bfor\s+(?P<name>[A-Z][a-z]+)\s+and\s+(?:then\s+)?"
 """"put the tv on for Michael and take him the bag of chips": take Michael the bag of chips."""
 _EVERY_SINGLE = re.compile(r"\b(?:every|each)\s+(?:single|last)\b|\beach\s+and\s+every\b", re.IGNORECASE)
 """"switch every single light in the house off": every light."""
+_WHICHEVER_RINGS = re.compile(r"\b(?:pick\s+up|get|grab|answer)\s+(?:whichever|whatever|any|all\s+the|the)\s+"
+                              r"(?:phones?|ones?)\s+(?:that\s+)?(?:are|is|['\u2019]s|['\u2019]re)\s+(?:still\s+)?ringing\b",
+                              re.IGNORECASE)
+""""Can you pick up whichever phones are ringing?": answer every ringing phone ("pick up" a phone that rings is
+answering it, not taking it)."""
 _ANSWER_ALL_OF_THEM = re.compile(r"(?:^[^,.;!?]*\bphones?\b[^,.;!?]*\bringing\b[^,.;!?]*[,.;!?]+\s*)?"
                                  r"\b(?P<verb>answer|pick\s+up)\s+(?:them\s+(?:all|both)|(?:all|both|each)\s+of\s+"
                                  r"them)\b"
@@ -682,11 +690,13 @@ def _plainer(task: str) -> str:
     text = _ANSWER_THEM_ALL.sub(lambda m: "answer all the ringing phones" + (f" {m['where']}" if m["where"] else ""),
                                 text)
     text = _RINGING_THERE.sub(lambda m: f"answer the {m['what']} {m['where']}", text)
-    text = _RINGING_IN.sub(lambda m: f"answer the ringing {m['what']} {m['where']}", text)
+    text = _RINGING_IN.sub(lambda m: f"answer the ringing {'phone' if m['what'].lower() == 'something' else m['what']} "
+                                     f"{m['where']}", text)
     text = meaning.relative_places(text)
     text = _OFF_SOMEONE.sub(lambda m: f"{m['verb']} {m['what']} from {m['who']}", _PHONES_GOING_OFF.sub(
         lambda m: f"{m['what']} {m['be'] or ''}ringing", text))
-    text = _ANSWER_ALL_OF_THEM.sub(lambda m: f"{m['verb']} every ringing phone", text)
+    text = _ANSWER_ALL_OF_THEM.sub(lambda m: f"{m['verb']} every ringing phone", _WHICHEVER_RINGS.sub(
+        "answer every ringing phone", text))
     text = _BACK_OFF_THEM.sub(lambda m: f"{m['verb']} {m['it']} back", _NEED_AT_THE_END.sub("", text))
     text = _FOR_LIKE.sub("for ", _THAT_THING_FIRST.sub(lambda m: f"{m['lead']}the ", text))
     text = (_THAT_IS_A_CALL.sub("answer the phone", _WHO_CALLS_AT_THE_END.sub("", _WHATEVER_IS.sub(

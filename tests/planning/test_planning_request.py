@@ -1211,6 +1211,11 @@ def test_a_model_goal_never_leaves_a_thing_where_it_is_over_where_the_request_ta
     ("Ok dish time. Every single dirty dish in the house, wherever they've ended up.", None,
      "(and (not (dirty black_frying_pan_1)) (not (dirty blue_serving_dish_1)) (not (dirty purple_plate_1)) "
      "(not (dirty wine_glass_1)))"),
+    # only a phone rings; "pick up" a phone that rings is answering it; what happened to the speaker in the dark is why
+    ("Something's ringing in bedroom 1... would you get that?", None, "(not (ringing blue_phone_1))"),
+    ("Can you pick up whichever phones are ringing? The noise is driving me mad.", None,
+     "(and (not (ringing blue_phone_1)) (not (ringing blue_phone_2)) (not (ringing pink_smartphone_1)))"),
+    ("It's pitch black in the garage, I nearly walked into the workbench", None, "(light_on overhead_light_5)"),
     # "don't leave X open" is the state it ends in
     ("Bring me the small apple juice please, and don't leave the garage fridge hanging open like last time!!",
      "jessica", "(and (has jessica small_apple_juice_1) (not (is_open garage_fridge_1)))"),
