@@ -90,10 +90,10 @@ def test_an_equivalent_form_counts_as_the_gold_goal():
 def test_another_goal_planned_is_a_wrong_plan():
     case = BENCH["d21-01"]  # "bring me the ripe banana", said by Sarah; the LLM says Jessica
     wrong = (Literal("has", ("jessica", "ripe_banana_1"), False),)
-    # the words check sends that goal back: the speaker is to have it, so nothing is planned
-    sent_back = run_case(case, llm(), oracle_goal=wrong, read_requests=False)
-    assert sent_back.answer != PLANNED and not sent_back.wrong_plan
-    assert "brought to sarah" in sent_back.reason
+    # the words mend that goal: "bring me" said by Sarah brings the one thing to her, so the plan is the right one
+    mended = run_case(case, llm(), oracle_goal=wrong, read_requests=False)
+    assert mended.answer == PLANNED and mended.goal_right and mended.plan_right and not mended.wrong_plan
+    assert "the request brings it to sarah" in mended.reason
     # the same goal planned as given (a pipeline that did not check it) scores as a wrong plan
     scored = planned("d21-01", "(has jessica ripe_banana_1)")
     assert scored.answer == PLANNED and one_literal(scored.goal) == "(has jessica ripe_banana_1)"
