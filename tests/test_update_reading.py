@@ -1159,3 +1159,49 @@ def test_a_place_that_its_own_words_settle_says_which_of_alike_things_before_a_l
     assert set(result.record.delta.add) == {F("has", "jessica", "red_comic_book_1")}
     result = _updater_for(graph).update("Jessica took the comic book off the bookshelf")  # no place said: the label
     assert result.outcome == APPLIED and set(result.record.delta.add) == {F("has", "jessica", "comic_book_1")}
+
+
+@pytest.mark.parametrize(("text", "remove", "add"), [
+    # "polished off" is eating it (she has it); "no wonder ..." after a comma is why
+    ("Jess polished off the small leftover pizza from the fridge, she was absolutely starving",
+     {F("inside", "small_leftover_pizza_1", "fridge_1")}, {F("has", "jessica", "small_leftover_pizza_1")}),
+    ("Jessica downed the water bottle off the shelf, no wonder she can't sleep",
+     {F("on", "water_bottle_1", "shelf_1")}, {F("has", "jessica", "water_bottle_1")}),
+    # someone said by the room they are in: the one person there
+    ("The woman in kitchen 1 just drank the water bottle",
+     {F("on", "water_bottle_1", "shelf_1")}, {F("has", "jessica", "water_bottle_1")}),
+    # "NAME here - I'm ...": said of NAME
+    ("Jessica here - I'm in the garage now, got bored",
+     {F("in_room", "jessica", "kitchen_1")}, {F("in_room", "jessica", "garage_1")}),
+    # a ringing phone picked up is answered, also when its ringing is said only in a remark
+    ("whoever's in kitchen 1 finally picked up the pink smartphone, thank god, it was ringing for ages",
+     {F("on", "pink_smartphone_1", "side_table_1"), F("ringing", "pink_smartphone_1")},
+     {F("has", "jessica", "pink_smartphone_1")}),
+    # one of two alike things taken, then "the other one as well": both
+    ("Jessica took a thick magazine off the side table, then went back for the other one as well",
+     {F("on", "thick_magazine_1", "side_table_1"), F("on", "thick_magazine_2", "side_table_1")},
+     {F("has", "jessica", "thick_magazine_1"), F("has", "jessica", "thick_magazine_2")}),
+])
+def test_eating_said_as_polished_off_someone_said_by_their_room_and_a_speaker_naming_themself(text, remove, add):
+    assert _plainly(house().copy(), text) == (remove, add)
+
+
+def test_someone_said_by_a_room_with_nobody_or_several_people_there_is_not_read_as_a_name():
+    graph = house().copy()
+    grounder = Grounder(household(), household_rules())
+    assert grounder.respell("the guy in the garage drank the water bottle", graph)[0] == (
+        "the guy in the garage drank the water bottle")  # nobody in the garage
+    graph.add_entity("michael", "person", label="Michael")
+    graph.add_fact(F("in_room", "michael", "kitchen_1"))
+    assert grounder.respell("the guy in kitchen 1 drank it", graph)[0] == "the guy in kitchen 1 drank it"
+
+
+def test_looking_into_a_thing_between_opening_and_shutting_it_changes_nothing():
+    """"opened the fridge, stared into it for a minute, shut it again": it ends as it was (the look is an aside, and
+    a clause with no verb joined to the one before does not swallow the clauses after it)."""
+    assert _plainly(house().copy(), "Jessica opened the fridge in kitchen 1, stared into it for a minute, shut it "
+                                    "again and then flicked the overhead light in kitchen 1 on") == (
+        set(), {F("light_on", "overhead_light_1")})
+    assert _plainly(house().copy(), "Jessica opened the fridge in kitchen 1, stared for a minute, shut it again and "
+                                    "turned on the overhead light in kitchen 1") == (
+        set(), {F("light_on", "overhead_light_1")})

@@ -218,6 +218,11 @@ def _wished(words: list[str], i: int, end: int) -> int | None:
 
 
 # ---- a thing the memory has nothing of ------------------------------------------------------------------------
+_NOT_NOUNS = frozenset({"as", "so", "too", "again", "now", "then", "already", "anyway", "first", "after", "later",
+                        "tonight", "today", "yet", "also", "instead", "alone", "either", "ok", "okay", "quickly"})
+"""Words after a room that name no thing ("leave the TV in the living room as it is")."""
+
+
 def _missing_thing(words: list[str], clause: Clause, mentions: Sequence[Mention], covered: set[int],
                    known: set[str], graph: WorldGraph, domain: Domain,
                    type_words: frozenset[str] = frozenset()) -> str | None:
@@ -230,6 +235,8 @@ def _missing_thing(words: list[str], clause: Clause, mentions: Sequence[Mention]
         return None
     people = {i for m in mentions if m.candidates and all(_is(graph, domain, n, "person") for n in m.candidates)
               for i in range(m.start, m.end)}
+    rooms = {i for m in mentions if m.candidates and all(_is(graph, domain, n, "room") for n in m.candidates)
+             for i in range(m.start, m.end)}
     covered = covered - _describing_only(words, mentions, covered, known, graph, type_words)
     for i in range(verb + 1, clause.end):
         if words[i] not in DETERMINERS or i + 1 >= clause.end:
@@ -248,7 +255,10 @@ def _missing_thing(words: list[str], clause: Clause, mentions: Sequence[Mention]
                 # "pop the wine back in the fridge", "the pots n pans sitting in the sink": no noun after the first
                 break
             phrase.append(j)
-        if phrase and any(j in covered for j in phrase):
+        if phrase and any(j in covered for j in phrase) and not (
+                phrase[-1] not in covered and all(j in rooms for j in phrase if j in covered)
+                and words[phrase[-1]].isalpha() and words[phrase[-1]] not in _NOT_NOUNS):
+            # (a room before a noun nothing covers says where that thing is: "the bedroom window")
             contents = _contents_missing(words, phrase[-1] + 1, clause.end, covered, known)
             if contents:  # "a glass of milk" with no milk: the glass is no substitute
                 return f"there is no {contents} in memory"

@@ -52,7 +52,7 @@ _WHEN = re.compile(r"\s+(?:right\s+(?:about\s+)?now|right\s+away|straight\s+away
                    r"you\s+can|"
                    r"when\s+you\s+get\s+a\s+(?:chance|sec|second|minute|moment)|"
                    r"(?:when|once|after)\s+(?:you(?:['\u2019]re|\s+are)|ur|youre|you\s+r)\s+(?:done|finished|through)|"
-                   r"after(?:wards)?(?=\s*[.!?]*\s*$)|while\s+(?:you(?:['\u2019]re|\s+are)|ur|your|youre)\s+(?:at\s+it|"
+                   r"after(?:wards)?(?=\s*[.!?]*\s*$)|for\s+(?:now|the\s+(?:moment|time\s+being))|while\s+(?:you(?:['\u2019]re|\s+are)|ur|your|youre)\s+(?:at\s+it|"
                    r"(?:(?:out|in|up|down|over)\s+)?there))\b",
                    re.IGNORECASE)
 """Words that only say when ("right now", "when you get a chance"): no part of what is asked."""
@@ -257,7 +257,8 @@ and bring it to me (what was said of it says which, and why)."""
 _MAKE_SURE_NOT = re.compile(r"\bmake\s+sure\s+(?P<what>(?:the|my|our|his|her)\s+[^.?!,;]+?)\s+(?:isn['\u2019]?t|"
                             r"is\s+not|aren['\u2019]?t|are\s+not)\s+(?P<state>running|on|open)\b", re.IGNORECASE)
 """"make sure the kitchen tap isn't running": make sure it is off."""
-_NOT_SO = {"running": "off", "on": "off", "open": "shut"}
+_OPPOSITE = {"running": ("off", "turn off"), "on": ("off", "turn off"), "open": ("shut", "close")}
+"""A state said to be undone: (how it is then, what undoes it)."""
 _WITHOUT_AT_THE_END = re.compile(r"\s+without\s+[a-z]+ing(?:\s+(?:her|him|them|anyone|anybody|everyone|everybody|me|"
                                  r"us|up))?(?=\s*[.!?]*\s*$)", re.IGNORECASE)
 """"can you turn it off without waking her": how (no thing of the home; "without touching the lamp" keeps it)."""
@@ -497,7 +498,6 @@ _DONT_LEAVE_IT = re.compile(
     r"always)|again|this\s+time|afterwards|after))*", re.IGNORECASE)
 """"..., and don't leave the fridge hanging open like last time": close the fridge (what is left so at the end is
 the goal)."""
-_UNDONE = {"open": "close", "on": "turn off", "running": "turn off"}
 _NEXT_TO_IT = re.compile(r"(?<=[a-z])\s+(?:right\s+)?(?:next\s+to|beside|by)\s+(?:it|that)"
                          r"(?=\s+(?:in|into|on|onto|to)\s)", re.IGNORECASE)
 """"bring Jessica the energy drink, and put the dirty wine glass next to it in the dishwasher": the wine glass (where
@@ -513,6 +513,51 @@ _LEAVING_FIRST = re.compile(
     re.IGNORECASE)
 """"we're heading out - turn everything off ...", "Everyone's heading out for the weekend. Turn ...": where the
 speaker is going, said first, is why (the request is what follows)."""
+_GET_THE_LIGHT = re.compile(r"\b(?:get|do|hit|kill)\s+(?P<what>(?:the|that|those)\s+(?:[a-z]+\s+)?lights?)\b",
+                            re.IGNORECASE)
+"""'can you get the light? I'm trying to sleep': which way the light goes is said only by why (`_light_wanted`)."""
+_TO_SLEEP = re.compile(r"\b(?:sleep|sleeping|asleep|nap|napping|bed|bedtime|film|movie)\b", re.IGNORECASE)
+_TO_SEE = re.compile(r"\b(?:dark|can['\u2019]?t\s+see|cannot\s+see|read|reading)\b", re.IGNORECASE)
+
+
+def _light_wanted(text: str) -> str:
+    """'get the light' said with why: off to sleep or watch a film, on when it is dark or to read. Unchanged when
+    why says neither or both (the words alone do not say which way)."""
+    found = _GET_THE_LIGHT.search(text)
+    if found is None:
+        return text
+    off, on = bool(_TO_SLEEP.search(text)), bool(_TO_SEE.search(text))
+    if off == on:
+        return text
+    return f"{text[:found.start()]}turn {'off' if off else 'on'} {found['what']}{text[found.end():]}"
+
+
+_LEFT_OPEN = re.compile(r"\b(?:whatever|anything|everything)(?:['\u2019]s|\s+(?:that|which)?\s*(?:['\u2019]s|is|has))?"
+                        r"\s+(?:been\s+)?(?:left\s+)?open\b", re.IGNORECASE)
+"""'shut whatever's been left open': everything that's open."""
+_GO_ROUND = re.compile(r"\b(?:go|walk|head|have\s+a\s+look)\s+(?:a?round|through)\s+(?P<room>(?:the\s+)?" + _ROOM_WORDS
+                       + r"(?:\s+\d)?)\s+and\s+(?P<rest>[^.?!]+)", re.IGNORECASE)
+"""'go round the kitchen and shut everything that's open': all that is done is in that room."""
+_RUNNING_FOR_AGES = re.compile(
+    r"^\s*(?P<what>(?:the|my|our|that)\s+[a-z]+(?:\s+[a-z0-9]+){0,4}?)(?:['\u2019]s|\s+has|\s+is)\s+(?:been\s+)?"
+    r"(?:left\s+)?(?P<state>running|on|open)\s+(?:for\s+(?:ages|hours|ever|a\s+while|too\s+long)|forever|"
+    r"all\s+(?:day|night|morning|afternoon|evening))\b[^.?!]*[.!?]*\s*$", re.IGNORECASE)
+"""'The bathroom tap's been running for ages, you know.': said as all there is to a request, it asks to undo it."""
+_WHILE_IN_A_ROOM = re.compile(r"\bwhile\s+(?:you(?:['\u2019]re|\s+are)|ur|youre)\s+(?:up\s+|down\s+|over\s+|out\s+)?"
+                              r"in\s+(?P<room>(?:the\s+)?" + _ROOM_WORDS + r"(?:\s+\d)?)\s*,?\s+(?P<rest>[^.?!]+)",
+                              re.IGNORECASE)
+"""'and while you're in bedroom 1 switch the light on': what is asked, done in that room."""
+_JUST_THE = re.compile(r"\b(?:put|turn|switch|get)\s+(?:some\s+|a\s+|the\s+)?lights?\s+on\s+(?P<room>in\s+(?:the\s+)?"
+                       + _ROOM_WORDS + r"(?:\s+\d)?)\s*[?.!]+\s*(?:just|only)\s+"
+                       r"(?P<x>the\s+[a-z]+(?:\s+[a-z]+){0,3})\s*,?"
+                       r"\s+(?:but\s+)?not\s+(?P<y>the\s+(?:(?:big|main|little|small)\s+)?[a-z]+(?:\s+[a-z]+){0,3})"
+                       r"\s*[.!?]*\s*$", re.IGNORECASE)
+"""'Can you put some light on in bedroom 1? Just the bedside lamp, not the big overhead one.': that light on in
+that room, the other kept off."""
+_DO_A_DISH = re.compile(r"\bdo\s+(?=(?:the|my|our|these|those|all\s+the)\s+(?:[a-z]+\s+){0,3}?(?:glass|glasses|bowl|"
+                        r"bowls|plate|plates|mug|mugs|cup|cups|pan|pans|pot|pots|saucepan|saucepans|teapot|tray)\b)",
+                        re.IGNORECASE)
+"""'Could you do the green glass and the yellow salad bowl ...': wash them (doing a dish is washing it)."""
 _EVERYTHING_LISTED = re.compile(
     r"\b(?P<verb>turn|switch|shut)\s+(?:everything\s+off|off\s+everything)\s*[,:;\u2014\u2013-]+\s*(?P<list>(?:the\s+)?"
     r"(?!all\b)[a-z]+(?:\s*,\s*(?:and\s+)?(?:the\s+)?(?!all\b)[a-z]+)*(?:\s*,?\s*and\s+(?:the\s+)?(?!all\b)[a-z]+)?)"
@@ -609,6 +654,13 @@ def plain_request(task: str) -> str:
 
 
 def _plainer(task: str) -> str:
+    task = _light_wanted(_LEFT_OPEN.sub("everything that's open", _GO_ROUND.sub(
+        lambda m: f"{m['rest'].rstrip()} in {m['room']}", task)))
+    task = _RUNNING_FOR_AGES.sub(lambda m: f"{_OPPOSITE[m['state'].lower()][1]} {m['what']}", task)
+    task = _WHILE_IN_A_ROOM.sub(lambda m: f"{m['rest'].rstrip()} in {m['room']}", _DO_A_DISH.sub("wash ", task))
+    task = _JUST_THE.sub(lambda m: f"turn on {m['x']} {m['room']} but not the "
+                                   f"{re.sub(r'(?i)^the (?:(?:big|main|little|small) )?|(?<= )one$', '', m['y'])}"
+                                   f"{'light' if m['y'].lower().endswith(' one') else ''}", task)
     text = _WHICH_IS.sub(lambda m: f"{'the' if m['det'].lower() == 'that' else m['det']} {m['state']} {m['noun']}",
                          task)
     text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", _WHEN.sub("", _BECAUSE_IT_IS.sub(
@@ -619,7 +671,7 @@ def _plainer(task: str) -> str:
     text = _WHY_AT_THE_END.sub("", _IN_THE_SHOWER.sub("", text)) or text
     text = _asked_then(_WITHOUT_AT_THE_END.sub("", text))
     text = _SAID_THEN_IT.sub(lambda m: re.sub(r"\bit\b", m["what"], m["rest"], count=1), text)
-    text = _MAKE_SURE_NOT.sub(lambda m: f"make sure {m['what']} is {_NOT_SO[m['state'].lower()]}", text)
+    text = _MAKE_SURE_NOT.sub(lambda m: f"make sure {m['what']} is {_OPPOSITE[m['state'].lower()][0]}", text)
     text = _HOW_THEY_ARE_THEN_HER.sub(lambda m: f"{m['ask']} {m['who']}", text)
     text = _AND_LEAVE_IT_SO.sub(lambda m: m["ask"] if (m["verb"].lower() == "open") == (m["state"].lower() == "open")
                                 else m[0], text)
@@ -633,7 +685,7 @@ def _plainer(task: str) -> str:
         lambda m: f"give {m['who']} {m['what']}", text))
     text = _FOR_THEN_HIM.sub(lambda m: f"for {m['name']} and {m['verb']} {m['name']}", text)
     text = _DIRTY_ONES_ALONE.sub(lambda m: f"wash {m['what']}", _NEXT_TO_IT.sub("", text))
-    text = _DONT_LEAVE_IT.sub(lambda m: f"{_UNDONE[m['state'].lower()]} {m['what']}", text)
+    text = _DONT_LEAVE_IT.sub(lambda m: f"{_OPPOSITE[m['state'].lower()][1]} {m['what']}", text)
     text = _EVERYTHING_LISTED.sub(_everything_listed, _LEAVING_FIRST.sub("", _EXCEPT_MINE.sub(
         lambda m: f"{m['but']} the ones in here", text)))
     text = _BOTH_ROOMS.sub(lambda m: f"{m['rooms']}{m['mid']}in {m['rooms']}", text)
@@ -858,6 +910,8 @@ _ASKS_AT_THE_END = re.compile(r"[,.;!?\u2026]\s+(?:and\s+)?(?:(?:could|can|would
                               r"[^,.;!?]*\bit\b[^,.;!?]*[.!?]*\s*$", re.IGNORECASE)
 """A last part that asks the robot for something done to "it" ("..., could you fetch it for me?")."""
 
+_PAST = re.compile(r"^(?!(?:need|feed|speed|bleed|shed|seed|weed)$)[a-z]{2,}ed$")
+"""A verb said as done ("finished", "emptied"): a clause it opens says what was done, not what to do."""
 _FOR_THEM = re.compile(r"\s+for\s+(?:her|him|them)\b(?=\s*(?:,?\s*please)?\s*[.!?]*\s*$)", re.IGNORECASE)
 """A request's last words "for her" ("wash it for her"), when its verb is no verb of bringing (`_it_named_before`:
 without one, the people named before it are no one to bring it to)."""
@@ -884,8 +938,9 @@ def _it_named_before(task: str, grounder: Grounder, graph: WorldGraph, domain: D
     words = tokens(before)
     mentions = grounder.ground(before, graph)
     covered = {i for m in mentions for i in range(m.start, m.end)}
-    if any(c.verb is not None for c in clauses_of(before, words, covered)) or _IT & set(words):
-        return None
+    if any(c.verb is not None and not _PAST.match(words[c.verb]) for c in clauses_of(before, words, covered)) or (
+            _IT & set(words)):
+        return None  # ("Finished my comic, could you put it back ...": what was done asks for nothing)
     things = [m for m in mentions if m.qualifies is None and _kind_of(graph, domain, m) == "thing"
               and not (m.candidates and _is_kind(graph, domain, m.candidates[0], "receptacle"))]
     if len(things) > 1:  # "finished her cereal out of the green bowl - can you wash it?": the one washing fits
@@ -950,7 +1005,8 @@ _OWN_LEADS = frozenset({"i", "i've", "i'm", "im", "ive", "my", "we", "we're", "w
 _ASKING_WORDS = frozenset({"please", "pls", "could", "can", "would", "will", "you", "u"})
 
 
-_PLEASE_AT_THE_END = re.compile(r"\s*,?\s*(?:please|pls|plz)\s*[.!?]*\s*$", re.IGNORECASE)
+_PLEASE_AT_THE_END = re.compile(r"\s*(?:,?\s*(?:please|pls|plz)|,\s*(?:ok|okay|alright|yeah))\s*[.!?]*\s*$",
+                                re.IGNORECASE)
 _WHEN_DONE_FIRST = re.compile(r"^\s*(?:when|once|after)\s+(?:you(?:['\u2019]re|\s+are)|ur|youre)\s+(?:done|finished|"
                               r"through)(?:\s+(?:in|with)\s+(?:the\s+)?[a-z]+(?:\s+(?:room|\d+))?)?\s*,?\s+",
                               re.IGNORECASE)

@@ -59,7 +59,8 @@ _MODALS = frozenset({"can", "could", "will", "would", "should", "may", "might", 
 _SUBJECTS = frozenset({"someone", "somebody", "anyone", "anybody", "you", "u", "ya", "i", "we", "they", "he", "she",
                        "it"})
 _DETERMINERS = frozenset({"the", "a", "an", "some", "'s", "this", "that", "these", "those"}) | _POSSESSIVE
-_CLAUSE_BREAKS = frozenset({"and", "then", "but", "so", "while", "after", "before"})
+CLAUSE_BREAKS = frozenset({"and", "then", "but", "so", "while", "after", "before"})
+"""Words that start a new clause ("took the cup and went out")."""
 _AFTERWORDS = frozenset({"again", "too", "still", "now", "all", "night", "day", "long", "as", "well", "today",
                          "tonight", "overnight", "lol"})
 """Words after a state word that say nothing of which thing or where ("left the fridge open again")."""
@@ -250,6 +251,10 @@ _ONE_IS_IN_THE_ROOM = re.compile(
     r"(?P<room>[a-z]+(?:\s+room)?)\b(?!\s+\d)", re.IGNORECASE)
 """"Jessica's still in the bathroom": the bathroom she is in (not "went to the bathroom": a move says where to)."""
 _PERSON_WORDS = frozenset({"she", "he", "they"})
+_SOMEONE_IN_A_ROOM = re.compile(
+    r"\b(?P<who>the\s+(?:guy|man|woman|lady|girl|boy|kid|person|one)|whoever(?:['\u2019]s|\s+is)?(?:\s+(?:up|down|over|"
+    r"out))?)\s+in\s+(?P<room>(?:the\s+)?[a-z]+(?:\s+room)?(?:\s+\d)?)\b(?!\s+(?:is|was|has|'s)\b)", re.IGNORECASE)
+"""'the guy in the living room', 'whoever's up in bedroom 2': the one person the memory has in that room."""
 
 _AFTER_A_NOUN = frozenset({"back", "through", "away", "over", "around", "round", "too", "again", "here", "there"})
 """Words that may follow a noun ("brought the wine through", "put the milk back"): a word of a label before them
@@ -328,7 +333,32 @@ class Grounder:
         text, theirs = self._room_one_is_in(text, graph)
         where += theirs
         text, carried = self._carried_to_a_room(text, graph)
-        return text, respelt + said + door + where + carried
+        text, someone = self._person_in_a_room(text, graph)
+        return text, respelt + said + door + where + carried + someone
+
+    def _person_in_a_room(self, text: str, graph: WorldGraph) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """"The guy in the living room just drank ...", "whoever's up in bedroom 2 picked up ...": said by the
+        name of the one person the memory has in the one room the words name; as it is otherwise (no such room,
+        nobody or several people there)."""
+        if not (self._domain.has_type("room") and self._domain.has_type("person")):
+            return text, ()
+        changed: list[tuple[str, str]] = []
+
+        def said(m: re.Match) -> str:
+            words = set(tokens(m["room"])) - STOPWORDS
+            rooms = [r for r in graph.entities() if self._domain.is_subtype(graph.entity_type(r) or "", "room")
+                     and words == set(tokens(str(graph.entity_attrs(r).get("label") or r.replace("_", " "))))]
+            if len(rooms) != 1:
+                return m[0]
+            there = [n for n in graph.entities() if self._domain.is_subtype(graph.entity_type(n) or "", "person")
+                     and graph.has_fact(Fact("in_room", (n, rooms[0])))]
+            if len(there) != 1:
+                return m[0]
+            new = str(graph.entity_attrs(there[0]).get("label") or there[0]).capitalize()
+            changed.append((m[0], new))
+            return new
+
+        return _SOMEONE_IN_A_ROOM.sub(said, text), tuple(changed)
 
     def _carried_to_a_room(self, text: str, graph: WorldGraph) -> tuple[str, tuple[tuple[str, str], ...]]:
         """"Jess brought the wine through to the dining room": she took it and went there (a room is no place to
@@ -644,7 +674,7 @@ class Grounder:
         """Whether the noun is what a verb of moving moves ("put the mug in the sink": the sink is where it went,
         not which mug): the verb comes before it in its clause with no other noun between."""
         for j in range(start - 1, -1, -1):
-            if words[j] in _CLAUSE_BREAKS or words[j] in QUALIFIERS or words[j] in _TO or vocabulary.known(
+            if words[j] in CLAUSE_BREAKS or words[j] in QUALIFIERS or words[j] in _TO or vocabulary.known(
                     words[j]) in vocabulary.heads:
                 return False  # "left it on the coffee table in living room 1": the table is not what was moved
             if words[j] in self._lexicon.moves:
@@ -661,7 +691,7 @@ class Grounder:
             after += 1
         if at >= len(words):
             return False
-        ends = after >= len(words) or words[after] in _CLAUSE_BREAKS or after - 1 in stops
+        ends = after >= len(words) or words[after] in CLAUSE_BREAKS or after - 1 in stops
         return ends and any(
             words[at] in said for by_sign in self._lexicon.states.values() for said in by_sign.values())
 

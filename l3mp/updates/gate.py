@@ -82,7 +82,7 @@ def _parsed(text: str, mentions: Sequence[Mention], lexicon: Lexicon, rules: Rul
     words = tokens(text)
     planned = yet_to_be(words, pauses(text)) | asides(text, mentions, lexicon, graph, domain)
     sign_words = ["" if i in planned else w for i, w in enumerate(outside_mentions(words, mentions))]
-    return words, sign_words, _spans(words, sign_words, lexicon, pauses(text)), _references(
+    return words, sign_words, _spans(words, sign_words, lexicon, pauses(text), frozenset(planned)), _references(
         words, mentions, graph, domain, rules)
 
 
@@ -505,18 +505,19 @@ def _moves(words: list[str], start: int, end: int, verbs: frozenset[str]) -> str
 
 
 def _spans(words: list[str], sign_words: list[str], lexicon: Lexicon,
-           stops: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
+           stops: frozenset[int] = frozenset(), asides: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
     """The clauses, a clause with no verb or state word joined to the one before ("cleaned the teapot and the
-    bowl", "washed the pan and the glass, put them both away")."""
+    bowl", "washed the pan and the glass, put them both away"); a clause that is all aside (`asides`: "..., stared
+    for a minute, ...") is joined too, but the clause after it is not."""
     out: list[tuple[int, int]] = []
     lead = False
     """The clauses so far are only things named, their verb still to come ("the cup and the bowl were washed")."""
-    for start, end, has_verb in _clauses(words, sign_words, lexicon, stops):
+    for k, (start, end, has_verb) in enumerate(_clauses(words, sign_words, lexicon, stops)):
         if out and (not has_verb or lead):
             out[-1] = (out[-1][0], end)
         else:
             out.append((start, end))
-        lead = len(out) == 1 and not has_verb
+        lead = len(out) == 1 and not has_verb and not (k and set(range(start, end)) <= asides)
     return out
 
 

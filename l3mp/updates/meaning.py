@@ -21,7 +21,15 @@ from l3mp.domain.paths import ROBOT
 from l3mp.domain.pddl_domain import Domain
 from l3mp.domain.rules import CardinalityRule, RuleSet
 from l3mp.domain.triplets import Fact
-from l3mp.retrieval.grounding import Lexicon, Mention, noun_phrase_of, outside_mentions, places_of, tokens
+from l3mp.retrieval.grounding import (
+    CLAUSE_BREAKS,
+    Lexicon,
+    Mention,
+    noun_phrase_of,
+    outside_mentions,
+    places_of,
+    tokens,
+)
 from l3mp.world.delta import Delta
 from l3mp.world.graph import WorldGraph
 
@@ -47,7 +55,6 @@ _PREPOSITIONS = frozenset({"on", "off", "out"})
 _STOPPED = frozenset({"stopped", "stops", "stop", "quit", "ceased", "longer"})
 _SWITCHES = frozenset({"turned", "turn", "turns", "turning", "switched", "switch", "switches", "switching",
                        "flipped", "flip", "flips", "flipping", "flicked", "flick", "flicks", "flicking"})
-_CLAUSE_BREAKS = frozenset({"and", "then", "but", "so", "while", "after", "before"})
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|#+|\n+|\s[-\u2013\u2014]+\s")
 _INSTRUCTION = re.compile(
     r"\b(ignore|disregard|forget|erase|wipe|delete|instructions?|system|prompt|pretend|override|rules?|"
@@ -308,12 +315,33 @@ def numbered_rooms(text: str) -> str:
     return _ROOM_NUMBER.sub(number, text)
 
 
+_NAME_HERE = re.compile(r"^\s*(?:(?:hi|hey|hello|ok|so)[,!.]?\s+)?(?:it['\u2019]?s\s+)?(?P<name>[A-Z][a-z]+)\s+here\s*"
+                        r"(?:[-\u2013\u2014,:.!]+\s*)+")
+_I_AM = re.compile(r"\b(?:I['\u2019]m|I\s+am|I['\u2019]ve|I\s+have|I)\b")
+_I_AM_SAID = {"i'm": "is", "i am": "is", "i've": "has", "i have": "has", "i": ""}
+
+
+def _said_by(text: str) -> str:
+    """"Sarah here - I'm in the living room now": said of Sarah ("Sarah is in the living room now"); unchanged when
+    the text does not open with who is speaking."""
+    found = _NAME_HERE.match(text)
+    if found is None:
+        return text
+    name = found["name"]
+
+    def of_them(m: re.Match) -> str:
+        verb = _I_AM_SAID[re.sub(r"\s+", " ", m[0].lower().replace("\u2019", "'"))]
+        return f"{name} {verb}".rstrip()
+
+    return _I_AM.sub(of_them, text[found.end():])
+
+
 def contracted(text: str) -> str:
     """"'s" said for "is" or "has" written out ("the dishwasher's shut now" -> "the dishwasher is shut now",
     "it's been washed" -> "it has been washed", "the phone's stopped ringing" -> "the phone has stopped ringing"),
     so that the word after it is not read as a thing she owns; "hand-washed" is washed; a state said with "not"
     said as the opposite state (`unnegated`); what a change is for ("so it doesn't go off", `_SO_THAT`) left out."""
-    text = _BEFORE_GOING.sub(" and went to ", _ON_THE_WAY_TO.sub(" and went to ", numbered_rooms(text)))
+    text = _BEFORE_GOING.sub(" and went to ", _ON_THE_WAY_TO.sub(" and went to ", numbered_rooms(_said_by(text))))
     text = _GOT_IT_ON.sub(lambda m: f"turned {m['what']} {m['sign']}", text)
     text = _THE_WASHING.sub("", _N_FOR_AND.sub(" and ", text))
     text = _BOTH_WENT.sub(lambda m: f"{m['a']} went {m['to']}{m['room']} and {m['b']} went {m['to']}{m['room']}", text)
@@ -334,8 +362,10 @@ def contracted(text: str) -> str:
         text = _PICKED_UP_ALONE.sub("answered it", text)
     text = _RAN_IN.sub(lambda m: f"{m['verb']} in there", _AT_ONCE.sub("", text))
     text = _GAVE_A_SCRUB.sub(lambda m: f"washed {m['what']}", text)
-    text = _KNOCKED_BACK.sub("drank", _REFLEXIVE.sub(lambda m: m["verb"], _TUCKING_INTO.sub("eating", text)))
-    text = _PULLED_OFF.sub(lambda m: f"took {m['what']} {m['off']}", text)
+    text = _KNOCKED_BACK.sub("drank", _REFLEXIVE.sub(lambda m: m["verb"], _TUCKING_INTO.sub("eating", _POLISHED_OFF.sub(
+        "ate", text))))
+    text = _PULLED_OFF.sub(lambda m: f"took {m['what']} {m['off']}", _THE_OTHER_ONE_AS_WELL.sub(
+        lambda m: f"{m['verb']} both {m['what']}s{m['mid']}", text))
     text = _NOBODY_BOTHERED.sub(lambda m: f"{m['what']} is still {_left_so(m['verb'])}", text)
     text = _WHERE_STATE.sub(lambda m: f"{m['room']}, {m['what']} {m['room']} is {m['state']}", text)
     text = _PUT_ON_A_DEVICE.sub("turned on ", _BY_HAND.sub(r"\1", _PARTICLE_BEFORE_FROM.sub(r"\1 ", text)))
@@ -416,6 +446,15 @@ _KNOCKED_BACK = re.compile(r"\b(?:knocked|knocks|knocking)\s+back\b|\b(?:downed|
 """"knocked back the energy drink": drank it."""
 _TUCKING_INTO = re.compile(r"\b(?:polishing|tucking|digging|wolfing)\s+(?:off|into|in\s+to|down)\b", re.IGNORECASE)
 """"Sarah's polishing off the leftover pizza", "tucking into the cake": eating it (she has it now)."""
+_THE_OTHER_ONE_AS_WELL = re.compile(
+    r"\b(?P<verb>took|grabbed|got|fetched|picked\s+up)\s+(?:a|one)\s+(?P<what>(?:[a-z]+\s+){0,2}?[a-z]+)(?=\s+(?:out|off|from|in|on)\b|\s*,)(?P<mid>[^.;!?]*?)\s*,?\s+"
+    r"(?:and\s+)?(?:then\s+)?(?:went|came|popped|nipped)\s+back\s+for\s+the\s+other\s+one(?:\s+(?:as\s+well|too))?\b",
+    re.IGNORECASE)
+""""took a carrot out of the fridge, then went back for the other one as well": took both carrots out of the fridge
+(two alike things, one after the other: both)."""
+_POLISHED_OFF = re.compile(r"\b(?:polished|wolfed|scarfed|finished)\s+(?:off|down)\b(?=\s+(?:the|a|an|his|her|their|my|"
+                           r"our|that|this|those|these|some|it|them)\b)", re.IGNORECASE)
+""""Jess polished off that half eaten sandwich", "wolfed down the pie": ate it (she has it)."""
 _REFLEXIVE = re.compile(r"\b(?P<verb>got|get|gets|made|make|makes|poured|grabbed|fetched|took|helped)\s+"
                         r"(?:him|her|them|my|your|our)sel(?:f|ves)\b(?=\s+(?:a|an|the|some|to)\b)", re.IGNORECASE)
 """"got himself a soda from the fridge": got a soda (the one it is for is the one who got it)."""
@@ -1348,6 +1387,8 @@ def _said(literal: Stated, words: list[str], lexicon: Lexicon, graph: WorldGraph
     signs = lexicon.states.get(literal.fact.predicate)
     if not signs or not literal.is_change(graph) or set(words) & set().union(*signs.values()):
         return True
+    if literal.fact.predicate == "ringing" and not literal.true and picked_up(words):
+        return True  # "finally picked up that cordless phone": a ringing phone picked up is answered
     notes.append(f"dropped {literal}: the text has no word for {literal.fact.predicate}")
     return False
 
@@ -1434,7 +1475,7 @@ def clauses(words: list[str], stops: frozenset[int] = frozenset()) -> list[tuple
     `stops` (a comma or a stop follows that word)."""
     out, start = [], 0
     for i, word in enumerate(words):
-        if word in _CLAUSE_BREAKS:
+        if word in CLAUSE_BREAKS:
             out.append((start, i))
             start = i + 1
     out.append((start, len(words)))
@@ -1445,10 +1486,10 @@ def clauses(words: list[str], stops: frozenset[int] = frozenset()) -> list[tuple
 def _clause(words: list[str], start: int, end: int) -> tuple[int, int]:
     """The clause around a mention: up to the nearest ``and`` / ``then`` / ``but`` / ``so`` on each side."""
     left = start
-    while left > 0 and words[left - 1] not in _CLAUSE_BREAKS:
+    while left > 0 and words[left - 1] not in CLAUSE_BREAKS:
         left -= 1
     right = end
-    while right < len(words) and words[right] not in _CLAUSE_BREAKS:
+    while right < len(words) and words[right] not in CLAUSE_BREAKS:
         right += 1
     return left, right
 

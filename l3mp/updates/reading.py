@@ -301,7 +301,8 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
         if (at > 0 and not any(m.start in span and not _there_is(words, m) for m in mentions) and _remark(
                 [words[i] for i in span], verbs)) or (
                 plain and (after_a_comma or before_a_comma)) or (at > 0 and _not_that_one(
-                [words[i] for i in span], verbs)) or (at > 0 and _commentary(
+                [words[i] for i in span], verbs)) or (at > 0 and _only_looked([words[i] for i in span], verbs)) or (
+                at > 0 and _commentary(
                 [words[i] for i in span], verbs, any(m.start in span and words[m.start] not in _THING_PRONOUNS
                                                      for m in mentions))) or (at > 0 and _never_happened(
                 [words[i] for i in span])):
@@ -334,6 +335,16 @@ def asides(text: str, mentions: Sequence[Mention], lexicon: Lexicon, graph: Worl
     """The words of the parts of a report that tell nothing the memory keeps (`_asides`): what they name need not
     change."""
     return _asides(text, tokens(text), mentions, lexicon, graph, domain)
+
+
+_LOOKED = frozenset({"stared", "looked", "peered", "gazed", "glanced", "peeked", "peeped", "squinted"})
+
+
+def _only_looked(part: list[str], verbs: frozenset[str]) -> bool:
+    """Whether a part after a comma only says someone looked at or into a thing ("..., stared into it for a minute,
+    shut it again"): looking changes nothing (no verb or state word of the lexicon, no thing named but a pronoun)."""
+    words = [w for w in part if w not in ("and", "then", "just", "she", "he", "they", "i", "we")]
+    return bool(words) and words[0] in _LOOKED and not any(w in verbs for w in words)
 
 
 def _never_happened(part: list[str]) -> bool:
@@ -519,7 +530,8 @@ def _commentary(part: list[str], verbs: frozenset[str], names_a_thing: bool) -> 
     time") with no verb or state word of the lexicon ("nobody turned it off" says it is still on: not a comment),
     what a thing had been ("it had been running all night": the state before the change, not the one now), or
     what did not happen to it ("it didn't get washed properly"), how it was left before ("it was just hanging
-    open"), or that someone used it and put it back where it is ("somebody drank out of it and put it back")."""
+    open"), that someone used it and put it back where it is ("somebody drank out of it and put it back"), or what
+    it explains ("no wonder he can't sleep")."""
     words = [w for w in part if w not in ("and", "but", "so", "though", "even", "really", "actually", "ever")]
     if names_a_thing or len(words) < 3:
         return False
@@ -531,6 +543,8 @@ def _commentary(part: list[str], verbs: frozenset[str], names_a_thing: bool) -> 
         return True  # "..., it didn't get washed properly": what did not happen changes nothing
     if words[0] in ("someone", "somebody") and "back" in words and _PUTS & set(words):
         return True  # "the plate is dirty, somebody put it back without washing it": back where it is
+    if words[:2] == ["no", "wonder"] and not any(w in verbs for w in words[2:]):
+        return True  # "..., no wonder he can't sleep": why, of what happened
     lead = 2 if words[:2] == ["no", "one"] else 1 if words[0] in _NOBODY else 0
     rest = words[lead:]
     if rest[:1] in (["was"], ["were"]) and len(rest) > 1 and rest[1].endswith("ing"):

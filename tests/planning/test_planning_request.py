@@ -1268,3 +1268,37 @@ def test_a_model_goal_brought_over_here_is_the_speakers_and_places_nobody_asked_
     text = "wash the purple plate and put it in the pantry"
     wording = Wording.of(text, grounder.ground(text, world.graph))
     assert without_unasked_places(washed, wording, world.graph, lexicon, []) == washed  # asked to move it
+
+
+@pytest.mark.parametrize(("text", "speaker", "goal"), [
+    # "get the light": which way, only why says
+    ("ugh, can you get the light in the living room? I'm trying to sleep", None, "(not (light_on overhead_light_2))"),
+    ("can you get the garage light? I can't see a thing", None, "(light_on overhead_light_5)"),
+    # "go round X and shut whatever's been left open": everything open there
+    ("Could you go round kitchen 1 and shut whatever's been left open?", None,
+     "(and (not (is_open dishwasher_1)) (not (is_open fridge_1)) (not (is_open pantry_1)))"),
+    # something on for ages, said alone: turn it off
+    ("The desk lamp in bedroom 2's been on all night, you know.", None, "(not (light_on desk_lamp_1))"),
+    # what was done to a thing, said first, names what "it" is
+    ("Finished the red comic, could you put it back on the bookshelf in the living room for me?", None,
+     "(on red_comic_book_1 bookshelf_1)"),
+    # "while you're in X, ...": done in X; "put some light on in X? Just the A, not the B"; "do" a dish: wash it
+    ("Answer the pink smartphone, and while you're in bedroom 2 switch the desk lamp off.", None,
+     "(and (not (light_on desk_lamp_1)) (not (ringing pink_smartphone_1)))"),
+    ("Can you put some light on in kitchen 1? Just the under cabinet light, not the big overhead one.", None,
+     "(and (light_on under_cabinet_light_1) (not (light_on overhead_light_1)))"),
+    ("Could you do the purple plate and the black frying pan?", None,
+     "(and (not (dirty black_frying_pan_1)) (not (dirty purple_plate_1)))"),
+])
+def test_get_the_light_with_why_shut_whatever_is_left_open_on_for_ages_and_it_after_what_was_done(text, speaker,
+                                                                                                   goal):
+    found = reading(text, speaker)
+    assert found is not None and found.outcome == GOAL and found.goal == goal, found
+
+
+def test_a_light_kept_so_for_now_is_satisfied_get_the_light_without_why_is_not_read_and_a_window_is_missing():
+    found = reading("Keep the work light in the garage on for now, ok?")
+    assert found is not None and found.outcome == SATISFIED and found.goal == "(light_on work_light_1)", found
+    assert reading("can you get the light in the living room?") is None  # which way: the model's
+    found = reading("It's freezing, can you close the bathroom window?")
+    assert found is not None and found.outcome == IMPOSSIBLE and "bathroom window" in found.reason, found
