@@ -1194,6 +1194,7 @@ def test_someone_said_by_a_room_with_nobody_or_several_people_there_is_not_read_
     graph.add_entity("michael", "person", label="Michael")
     graph.add_fact(F("in_room", "michael", "kitchen_1"))
     assert grounder.respell("the guy in kitchen 1 drank it", graph)[0] == "the guy in kitchen 1 drank it"
+    assert grounder.respell("don't touch the one in kitchen 1", graph)[0] == "don't touch the one in kitchen 1"
 
 
 def test_looking_into_a_thing_between_opening_and_shutting_it_changes_nothing():

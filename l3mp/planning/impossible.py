@@ -256,9 +256,10 @@ def _missing_thing(words: list[str], clause: Clause, mentions: Sequence[Mention]
                 break
             phrase.append(j)
         if phrase and any(j in covered for j in phrase) and not (
-                phrase[-1] not in covered and all(j in rooms for j in phrase if j in covered)
+                acted_on and phrase[-1] not in covered and all(j in rooms for j in phrase if j in covered)
                 and words[phrase[-1]].isalpha() and words[phrase[-1]] not in _NOT_NOUNS):
-            # (a room before a noun nothing covers says where that thing is: "the bedroom window")
+            # (a room before a noun nothing covers, what the verb acts on, says where that thing is: "close the
+            # bedroom window"; not a place: "the telly in the living room stays on")
             contents = _contents_missing(words, phrase[-1] + 1, clause.end, covered, known)
             if contents:  # "a glass of milk" with no milk: the glass is no substitute
                 return f"there is no {contents} in memory"

@@ -513,11 +513,11 @@ _LEAVING_FIRST = re.compile(
     re.IGNORECASE)
 """"we're heading out - turn everything off ...", "Everyone's heading out for the weekend. Turn ...": where the
 speaker is going, said first, is why (the request is what follows)."""
-_GET_THE_LIGHT = re.compile(r"\b(?:get|do|hit|kill)\s+(?P<what>(?:the|that|those)\s+(?:[a-z]+\s+)?lights?)\b",
+_GET_THE_LIGHT = re.compile(r"\bget\s+(?P<what>(?:the|that|those)\s+(?:[a-z]+\s+)?lights?)\b",
                             re.IGNORECASE)
 """'can you get the light? I'm trying to sleep': which way the light goes is said only by why (`_light_wanted`)."""
 _TO_SLEEP = re.compile(r"\b(?:sleep|sleeping|asleep|nap|napping|bed|bedtime|film|movie)\b", re.IGNORECASE)
-_TO_SEE = re.compile(r"\b(?:dark|can['\u2019]?t\s+see|cannot\s+see|read|reading)\b", re.IGNORECASE)
+_TO_SEE = re.compile(r"\b(?:dark|can['\u2019]?t\s+see|cannot\s+see)\b", re.IGNORECASE)
 
 
 def _light_wanted(text: str) -> str:

@@ -252,7 +252,7 @@ _ONE_IS_IN_THE_ROOM = re.compile(
 """"Jessica's still in the bathroom": the bathroom she is in (not "went to the bathroom": a move says where to)."""
 _PERSON_WORDS = frozenset({"she", "he", "they"})
 _SOMEONE_IN_A_ROOM = re.compile(
-    r"\b(?P<who>the\s+(?:guy|man|woman|lady|girl|boy|kid|person|one)|whoever(?:['\u2019]s|\s+is)?(?:\s+(?:up|down|over|"
+    r"\b(?P<who>the\s+(?:guy|man|woman|lady|girl|boy|kid|person)|whoever(?:['\u2019]s|\s+is)?(?:\s+(?:up|down|over|"
     r"out))?)\s+in\s+(?P<room>(?:the\s+)?[a-z]+(?:\s+room)?(?:\s+\d)?)\b(?!\s+(?:is|was|has|'s)\b)", re.IGNORECASE)
 """'the guy in the living room', 'whoever's up in bedroom 2': the one person the memory has in that room."""
 

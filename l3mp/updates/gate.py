@@ -82,7 +82,8 @@ def _parsed(text: str, mentions: Sequence[Mention], lexicon: Lexicon, rules: Rul
     words = tokens(text)
     planned = yet_to_be(words, pauses(text)) | asides(text, mentions, lexicon, graph, domain)
     sign_words = ["" if i in planned else w for i, w in enumerate(outside_mentions(words, mentions))]
-    return words, sign_words, _spans(words, sign_words, lexicon, pauses(text), frozenset(planned)), _references(
+    named = {i for m in mentions for i in range(m.start, m.end)}
+    return words, sign_words, _spans(words, sign_words, lexicon, pauses(text), frozenset(planned - named)), _references(
         words, mentions, graph, domain, rules)
 
 
@@ -507,8 +508,8 @@ def _moves(words: list[str], start: int, end: int, verbs: frozenset[str]) -> str
 def _spans(words: list[str], sign_words: list[str], lexicon: Lexicon,
            stops: frozenset[int] = frozenset(), asides: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
     """The clauses, a clause with no verb or state word joined to the one before ("cleaned the teapot and the
-    bowl", "washed the pan and the glass, put them both away"); a clause that is all aside (`asides`: "..., stared
-    for a minute, ...") is joined too, but the clause after it is not."""
+    bowl", "washed the pan and the glass, put them both away"); a clause that is all aside and names nothing
+    (`asides`: "..., stared for a minute, ...") is joined too, but the clause after it is not."""
     out: list[tuple[int, int]] = []
     lead = False
     """The clauses so far are only things named, their verb still to come ("the cup and the bowl were washed")."""

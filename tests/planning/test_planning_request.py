@@ -1302,3 +1302,9 @@ def test_a_light_kept_so_for_now_is_satisfied_get_the_light_without_why_is_not_r
     assert reading("can you get the light in the living room?") is None  # which way: the model's
     found = reading("It's freezing, can you close the bathroom window?")
     assert found is not None and found.outcome == IMPOSSIBLE and "bathroom window" in found.reason, found
+    # a room before a word that is no thing of the home, where nothing is acted on: a place, not a missing thing
+    found = reading("make sure the telly in the living room stays on")
+    assert found is not None and found.outcome == GOAL and found.goal == "(tv_on tv_1)", found
+    # "kill the lights": off, whatever else is said of reading
+    found = reading("Can you kill the lights in bedroom 2, except the desk lamp - I'm still reading")
+    assert found is not None and found.goal == "(and (light_on desk_lamp_1) (not (light_on overhead_light_6)))", found
