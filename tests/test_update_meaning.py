@@ -13,6 +13,7 @@ from tests.helpers import F, house_graph, household, household_rules
 @pytest.mark.parametrize(("text", "question"), [
     ("Is the fridge open?", True), ("where did Tom put the mug", True), ("Did Alice take the book?", True),
     ("The phone on the desk is ringing, can someone get it?", False), ("Alice took the book.", False),
+    ("When Bob came into the kitchen Alice gave him the book.", False), ("When did Alice take the book?", True),
 ])
 def test_questions_are_told_by_their_first_word(text, question):
     assert is_question(text) is question

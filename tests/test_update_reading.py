@@ -1177,6 +1177,10 @@ def test_a_place_that_its_own_words_settle_says_which_of_alike_things_before_a_l
     ("whoever's in kitchen 1 finally picked up the pink smartphone, thank god, it was ringing for ages",
      {F("on", "pink_smartphone_1", "side_table_1"), F("ringing", "pink_smartphone_1")},
      {F("has", "jessica", "pink_smartphone_1")}),
+    # a phone that "has stopped" or "went quiet" stopped ringing; "it was doing my head in" is how it was
+    ("The pink smartphone has stopped, thank god, it was doing my head in.", {F("ringing", "pink_smartphone_1")},
+     set()),
+    ("the pink smartphone went quiet", {F("ringing", "pink_smartphone_1")}, set()),
     # one of two alike things taken, then "the other one as well": both
     ("Jessica took a thick magazine off the side table, then went back for the other one as well",
      {F("on", "thick_magazine_1", "side_table_1"), F("on", "thick_magazine_2", "side_table_1")},

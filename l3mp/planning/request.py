@@ -343,7 +343,8 @@ def _whose(found: re.Match) -> str:
     return f"{owner} {found['what']}"
 _ROOMS_THING = re.compile(r"\bthe\s+(?P<room>(?:other\s+)?(?:kitchen|bathroom|bedroom|living\s+room|office|garage|"
                           r"laundry\s+room|hallway)(?:\s+\d+)?)'s\s+(?!(?:ringing|running|open|on|off|dirty|still|"
-                          r"been|got|going|not|too|so|really|very|pitch|dark)\b)(?P<thing>[a-z]+)\b", re.IGNORECASE)
+                          r"been|got|going|not|too|so|really|very|pitch|dark|all|lit|bright|freezing|cold|empty|a|an|the)\b)(?P<thing>[a-z]+)\b",
+                          re.IGNORECASE)
 """"the other kitchen's dishwasher": the dishwasher in the other kitchen (a room owns nothing)."""
 _ROOM_DEVICE = re.compile(r"\bthe\s+(?P<room>(?:other\s+)?(?:kitchen|bathroom|bedroom|living\s+room|office|garage|"
                           r"laundry\s+room|hallway|dining\s+room)(?:\s+\d+)?)\s+(?P<thing>tv|telly|television)\b",
@@ -504,8 +505,10 @@ _NEXT_TO_IT = re.compile(r"(?<=[a-z])\s+(?:right\s+)?(?:next\s+to|beside|by)\s+(
 it is says which only when the words do not; then the robot asks which). Only before where it goes: "put the lamp
 next to it" says where."""
 _EXCEPT_MINE = re.compile(r"\b(?P<but>except|but|apart\s+from|besides|other\s+than)\s+(?:for\s+)?(?:mine|my\s+own|"
-                          r"my\s+one|the\s+one\s+in\s+my\s+room)\b", re.IGNORECASE)
-""""switch off all the lights except mine": except the ones in here (in the room of the speaker)."""
+                          r"my\s+one|the\s+one\s+in\s+my\s+room)\b(?:\s+(?:here\s+)?(?P<room>in\s+(?:the\s+)?"
+                          + _ROOM_WORDS + r"(?:\s+\d)?)\b)?", re.IGNORECASE)
+""""switch off all the lights except mine": except the ones in here (in the room of the speaker); "except mine here
+in the living room": the ones in the living room."""
 _LEAVING_FIRST = re.compile(
     r"^\s*(?:(?:ok|okay|right|so)[,!.]*\s+)?(?:i['\u2019]?m|we['\u2019]?re|we\s+are|i\s+am|everyone['\u2019]?s|everybody['\u2019]?s|"
     r"we['\u2019]?ll\s+be|i['\u2019]?ll\s+be)\s+(?:(?:just|all|about\s+to)\s+)?(?:heading|going|off|leaving|popping|"
@@ -558,6 +561,15 @@ _DO_A_DISH = re.compile(r"\bdo\s+(?=(?:the|my|our|these|those|all\s+the)\s+(?:[a
                         r"bowls|plate|plates|mug|mugs|cup|cups|pan|pans|pot|pots|saucepan|saucepans|teapot|tray)\b)",
                         re.IGNORECASE)
 """'Could you do the green glass and the yellow salad bowl ...': wash them (doing a dish is washing it)."""
+_DO_SOMETHING = re.compile(r"(?:[,.;!?]\s*|\s+(?:so|and)\s+)(?:(?:could|can|would|will)\s+(?:you|u|ya)\s+)?"
+                           r"(?:please\s+)?(?:do|fix)\s+(?:something\s+(?:about|with)\s+)?(?P<what>(?:the|those|these)\s+"
+                           r"(?:[a-z]+\s+)?(?:lights?|lamps?))\s*(?:please\s*)?[?.!]*\s*$", re.IGNORECASE)
+"""'It's pitch black in here ... Could you do something about the lights?': after a dark room, the lights on
+there."""
+_ALL_LIT_UP = re.compile(r"^\s*(?P<room>(?:the\s+)?" + _ROOM_WORDS + r"(?:\s+\d)?)(?:['\u2019]s|\s+is)\s+(?:all\s+)?"
+                         r"lit\s+up\b[^.?!]*?(?:nobody|no\s+one|no-one)(?:['\u2019]s|\s+is)?\s+(?:even\s+)?in\s+"
+                         r"(?:there|it)\b[^?!]*[.!]*\s*$", re.IGNORECASE)
+"""'The bathroom's all lit up and there's nobody in there.': the lights off there."""
 _EVERYTHING_LISTED = re.compile(
     r"\b(?P<verb>turn|switch|shut)\s+(?:everything\s+off|off\s+everything)\s*[,:;\u2014\u2013-]+\s*(?P<list>(?:the\s+)?"
     r"(?!all\b)[a-z]+(?:\s*,\s*(?:and\s+)?(?:the\s+)?(?!all\b)[a-z]+)*(?:\s*,?\s*and\s+(?:the\s+)?(?!all\b)[a-z]+)?)"
@@ -656,6 +668,10 @@ def plain_request(task: str) -> str:
 def _plainer(task: str) -> str:
     task = _light_wanted(_LEFT_OPEN.sub("everything that's open", _GO_ROUND.sub(
         lambda m: f"{m['rest'].rstrip()} in {m['room']}", task)))
+    task = _ALL_LIT_UP.sub(lambda m: f"turn off the lights in {m['room']}", task)
+    fix = _DO_SOMETHING.search(task)
+    if fix is not None and (_DARK_HERE.search(task) or _PITCH.search(task) or _CANT_SEE.search(task)):
+        task = f"turn on {fix['what']} in here"  # (what came before only says why)
     task = _RUNNING_FOR_AGES.sub(lambda m: f"{_OPPOSITE[m['state'].lower()][1]} {m['what']}", task)
     task = _WHILE_IN_A_ROOM.sub(lambda m: f"{m['rest'].rstrip()} in {m['room']}", _DO_A_DISH.sub("wash ", task))
     task = _JUST_THE.sub(lambda m: f"turn on {m['x']} {m['room']} but not the "
@@ -687,7 +703,7 @@ def _plainer(task: str) -> str:
     text = _DIRTY_ONES_ALONE.sub(lambda m: f"wash {m['what']}", _NEXT_TO_IT.sub("", text))
     text = _DONT_LEAVE_IT.sub(lambda m: f"{_OPPOSITE[m['state'].lower()][1]} {m['what']}", text)
     text = _EVERYTHING_LISTED.sub(_everything_listed, _LEAVING_FIRST.sub("", _EXCEPT_MINE.sub(
-        lambda m: f"{m['but']} the ones in here", text)))
+        lambda m: f"{m['but']} the ones {m['room'] or 'in here'}", text)))
     text = _BOTH_ROOMS.sub(lambda m: f"{m['rooms']}{m['mid']}in {m['rooms']}", text)
     text = _DARK_FIRST.sub("", text)
     text = _IN_THERE_TOO.sub(lambda m: f"{m['room']}{m['mid']}{m['room']}", text)  # (one thing only: the grounding

@@ -353,6 +353,7 @@ def contracted(text: str) -> str:
     text = _PHONE_GOING_OFF.sub(lambda m: f"{m['phone']} {'rang' if m['went'] else 'is ringing'}", text)
     if _PHONE_WORD.search(text) and not _LIGHT_WORD.search(text):  # "the gold phone in bedroom 2 is going off"
         text = _GOING_OFF.sub(lambda m: f"{m['be'] or ''}{'rang' if m['went'] else 'ringing'}", text)
+        text = _WENT_QUIET.sub("stopped ringing", text)
     called = _WHO_CALLED.search(text)
     if called and _PHONE_WORD.search(text):  # "Michael picked up the silver smartphone, it was his mum calling"
         text = text[:called.start()] + text[called.end():]
@@ -436,6 +437,11 @@ _PHONE_GOING_OFF = re.compile(
     r"\b(?P<phone>(?:phone|smartphone|cellphone|mobile|cordless))(?:['\u2019]s|\s+is|\s+was|\s+has)?\s+"
     r"(?:started\s+|just\s+|been\s+|keeps\s+|kept\s+)?(?:(?P<went>went|goes)|going)\s+off\b", re.IGNORECASE)
 """"the phone's going off", "the gold phone went off": it rings (a light that goes off is off: not said of phones)."""
+_WENT_QUIET = re.compile(r"\b(?:has\s+|['\u2019]s\s+)?(?:finally\s+|just\s+)?(?:stopped|went\s+(?:quiet|silent)|"
+                         r"gone\s+(?:quiet|silent)|quietened(?:\s+down)?|quieted(?:\s+down)?)\b(?!\s+[a-z]+ing\b)",
+                         re.IGNORECASE)
+""""the phone in bedroom 4 has stopped", "the white smartphone went quiet": it stopped ringing (said of a phone in a
+text that names no light or other device)."""
 _PHONE_WORD = re.compile(r"\b(?:phone|smartphone|cellphone|mobile|cordless|landline|handset)\b", re.IGNORECASE)
 _LIGHT_WORD = re.compile(r"\b(?:light|lights|lamp|lamps|tv|telly|television|alarm|oven|kettle|tap)\b", re.IGNORECASE)
 _GOING_OFF = re.compile(r"(?P<be>\b(?:is|was)\s+|['\u2019]s\s+)?(?:started\s+)?(?:(?P<went>\bwent)|\bgoing)\s+off\b",
@@ -796,6 +802,8 @@ def is_question(text: str) -> bool:
     words = tokens(text)
     while len(words) > 1 and words[0] in _OPENERS:
         words = words[1:]
+    if words[:1] == ["when"] and "?" not in text:
+        return False  # "When Michael came through to the kitchen Jessica took the orange ...": when it happened
     return bool(words) and words[0] in _QUESTION_WORDS
 
 

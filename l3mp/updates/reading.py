@@ -543,6 +543,9 @@ def _commentary(part: list[str], verbs: frozenset[str], names_a_thing: bool) -> 
         return True  # "..., it didn't get washed properly": what did not happen changes nothing
     if words[0] in ("someone", "somebody") and "back" in words and _PUTS & set(words):
         return True  # "the plate is dirty, somebody put it back without washing it": back where it is
+    if words[0] in _THING_PRONOUNS and words[1] in ("was", "were") and words[2].endswith("ing") and not any(
+            w in verbs for w in words[1:]):
+        return True  # "..., it was doing my head in": how it was, before
     if words[:2] == ["no", "wonder"] and not any(w in verbs for w in words[2:]):
         return True  # "..., no wonder he can't sleep": why, of what happened
     lead = 2 if words[:2] == ["no", "one"] else 1 if words[0] in _NOBODY else 0

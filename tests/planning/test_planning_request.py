@@ -1308,3 +1308,23 @@ def test_a_light_kept_so_for_now_is_satisfied_get_the_light_without_why_is_not_r
     # "kill the lights": off, whatever else is said of reading
     found = reading("Can you kill the lights in bedroom 2, except the desk lamp - I'm still reading")
     assert found is not None and found.goal == "(and (light_on desk_lamp_1) (not (light_on overhead_light_6)))", found
+
+
+@pytest.mark.parametrize(("text", "speaker", "goal"), [
+    # a lit room nobody is in: its lights off; a dark room, then "do something about the lights": on there
+    ("The bathroom's all lit up and there's nobody in there.", None,
+     "(and (not (light_on overhead_light_4)) (not (light_on vanity_light_1)))"),
+    ("It's pitch black in here, I can barely see. Could you do something about the lights?", "jessica",
+     "(and (light_on overhead_light_1) (light_on under_cabinet_light_1))"),
+    # "except mine here in X": the ones in X
+    ("kill all the lights except mine here in bedroom 2, I'm reading", "jessica",
+     "(and (light_on desk_lamp_1) (light_on overhead_light_6) (not (light_on bedside_lamp_1)) "
+     "(not (light_on overhead_light_1)) (not (light_on overhead_light_2)) (not (light_on overhead_light_3)) "
+     "(not (light_on overhead_light_4)) (not (light_on overhead_light_5)) (not (light_on overhead_light_7)) "
+     "(not (light_on under_cabinet_light_1)) (not (light_on under_cabinet_light_2)) (not (light_on vanity_light_1)) "
+     "(not (light_on work_light_1)))"),
+])
+def test_a_lit_room_nobody_is_in_a_dark_room_to_do_something_about_and_mine_in_a_room_named(text, speaker, goal):
+    found = reading(text, speaker)
+    assert found is not None and found.outcome == GOAL and found.goal == goal, found
+    assert reading("Could you do something about the lights?") is None  # which way: not said
