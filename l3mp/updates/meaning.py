@@ -1395,8 +1395,9 @@ def _said(literal: Stated, words: list[str], lexicon: Lexicon, graph: WorldGraph
     signs = lexicon.states.get(literal.fact.predicate)
     if not signs or not literal.is_change(graph) or set(words) & set().union(*signs.values()):
         return True
-    if literal.fact.predicate == "ringing" and not literal.true and picked_up(words):
-        return True  # "finally picked up that cordless phone": a ringing phone picked up is answered
+    if literal.fact.predicate == "ringing" and not literal.true and picked_up(words) and not _SOURCES & set(words):
+        return True  # "finally picked up that cordless phone": a ringing phone picked up is answered (not one picked
+        # up from somewhere: "picked up the white phone from the desk" takes it, and says nothing of its ringing)
     notes.append(f"dropped {literal}: the text has no word for {literal.fact.predicate}")
     return False
 
