@@ -221,6 +221,10 @@ def _wished(words: list[str], i: int, end: int) -> int | None:
 _NOT_NOUNS = frozenset({"as", "so", "too", "again", "now", "then", "already", "anyway", "first", "after", "later",
                         "tonight", "today", "yet", "also", "instead", "alone", "either", "ok", "okay", "quickly"})
 """Words after a room that name no thing ("leave the TV in the living room as it is")."""
+_HOW_IT_IS_MADE = frozenset({"make", "makes", "making", "made", "keep", "keeps", "keeping", "kept", "get", "gets",
+                             "getting", "got", "leave", "leaves", "leaving", "left", "have", "has", "having"})
+"""Verbs whose object may be followed by how it should be: "make the living room cosy", "keep the kitchen warm";
+the word after the room there is no thing the home lacks."""
 
 
 def _missing_thing(words: list[str], clause: Clause, mentions: Sequence[Mention], covered: set[int],
@@ -257,7 +261,8 @@ def _missing_thing(words: list[str], clause: Clause, mentions: Sequence[Mention]
             phrase.append(j)
         if phrase and any(j in covered for j in phrase) and not (
                 acted_on and phrase[-1] not in covered and all(j in rooms for j in phrase if j in covered)
-                and words[phrase[-1]].isalpha() and words[phrase[-1]] not in _NOT_NOUNS):
+                and words[phrase[-1]].isalpha() and words[phrase[-1]] not in _NOT_NOUNS
+                and words[verb] not in _HOW_IT_IS_MADE):
             # (a room before a noun nothing covers, what the verb acts on, says where that thing is: "close the
             # bedroom window"; not a place: "the telly in the living room stays on")
             contents = _contents_missing(words, phrase[-1] + 1, clause.end, covered, known)

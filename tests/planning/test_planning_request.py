@@ -386,6 +386,8 @@ def test_a_dark_room_the_speaker_is_in_gets_its_main_light_whatever_they_cannot_
     "Bring Jessica the atlas. don't touch the banana next to it, leave that where it is",  # "where": no thing
     "bring me the atlas? wanna look at the old maps",  # what the speaker means to do: no request
     "Could you do all the dirty stuff sitting in the sink in kitchen 1?",  # the dirty dishes there
+    "make the living room cosy",  # how the room should be, after a verb that says so: no missing thing
+    "Keep the kitchen warm for me, please.",
 ])
 def test_words_that_name_no_missing_thing_do_not_make_a_request_impossible(text):
     found = reading(text)
