@@ -283,13 +283,13 @@ _WASH_WORDS = re.compile(r"\b(?:rinse|scrub|hand[\s-]?wash|handwash)(?:\s+out)?"
 _OH = r"(?:(?:ugh|oh|ahh?|man|gosh|wow|hmm+|mm+|ok|okay|so|honestly|ooh)[,!.]*\s+)?"
 """A word of feeling that may open a request ("man, ...", "mmm ...")."""
 _GO_FOR = re.compile(r"^" + _OH + r"I\s*(?:(?:could|would|'d)\s+(?:really\s+|so\s+|totally\s+)?(?:go\s+for|do\s+with|"
-                                  r"use)\s+"
-                     r"(?:some|a|an|the|that|this)|(?:'d|\s+would)\s+(?:really\s+)?(?:love|like)\s+(?:some|a|an|the|"
+                                  r"use|kill\s+for|die\s+for)\s+"
+                     r"(?:some\s+of\s+(?:the|that|this|those|my)|some|a|an|the|that|this)|(?:'d|\s+would)\s+(?:really\s+)?(?:love|like)\s+(?:some|a|an|the|"
                      r"my)|"
                      r"(?:really\s+)?fancy\s+(?:some|a|an|the)|(?:'m|\s+am)\s+craving\s+(?:some|a|an|the))\s+(?=\w)",
                      re.IGNORECASE)
-""""I could really go for some chocolate", "I'd love a soda", "I fancy the banana": bring me the chocolate (the
-speaker is "me")."""
+""""I could really go for some chocolate", "I'd love a soda", "I fancy the banana", "I'd kill for some of that
+pizza": bring me the chocolate (the speaker is "me")."""
 _HUNGRY = re.compile("^" + _OH + r"I(?:'m|\s+am)\s+(?:so\s+|really\s+|kinda\s+|kind\s+of\s+|a\s+bit\s+|pretty\s+|"
                      r"a\s+little\s+)?"
                      r"(?:hungry|thirsty|starving|peckish|parched|famished)\s*(?:[.!,;]+|\u2026)\s*"
@@ -868,6 +868,10 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
     asked = _before_the_reason(asked or task, grounder.lexicon)
     if asked is not None:
         return _read_request(asked, graph, domain, rules, speaker=speaker, grounder=grounder)
+    asked = _before_how_things_are(task)
+    if asked is not None and (found := _read_request(asked, graph, domain, rules, speaker=speaker,
+                                                     grounder=grounder)) is not None and found.outcome == GOAL:
+        return found
     asked = _after_a_question(task)
     if asked is not None and (found := _read_request(asked, graph, domain, rules, speaker=speaker,
                                                      grounder=grounder)) is not None:
@@ -912,6 +916,28 @@ _QUESTION_FIRST = re.compile(r"^\s*(?:(?:did|does|do|is|are|was|were|has|have|ha
 make sure ...": a question or a hunch first, then what is asked."""
 
 
+_HOW_IT_IS = re.compile(r"^(?:(?:the|my|our|his|her)\s+)?[a-z]+(?:\s+[a-z0-9]+)?(?:['\u2019]s|['\u2019]re|\s+is|\s+are|"
+                        r"\s+was|\s+were)\s+\S", re.IGNORECASE)
+"""A clause that opens with a thing (or "nobody") and a form of being: "tap's running", "the light's on"."""
+_MORE_TO_DO = frozenset({"too", "also", "well", "other", "others", "one", "ones", "both", "either", "it", "them",
+                         "that", "this", "those", "these", "should", "must", "need", "needs", "want", "wants"})
+
+
+def _before_how_things_are(task: str) -> str | None:
+    """The request without its last sentences (after a "?" or a stop) when they only say how things are now ("Can
+    you shut everything off in bathroom 1? Tap's running and the light's on and nobody's even in there."): each of
+    their clauses (split at commas and "and") is `_HOW_IT_IS`, with no word of asking, keeping, negation or
+    exception, nor one that asks for more ("the other one's on too"). None otherwise; the caller takes what is
+    left only when it reads to a goal."""
+    parts = re.split(r"(?<=[.!?])\s+", task.strip())
+    kept = len(parts)
+    while kept > 1 and all(
+            _HOW_IT_IS.match(c) and not set(tokens(c)) & (_KEEP_VERBS | _DONT | _EXCEPT | _ASKING_WORDS | _MORE_TO_DO)
+            for c in re.split(r"\s*[,;]\s*|\s+and\s+", parts[kept - 1].strip(" .!?")) if c):
+        kept -= 1
+    return None if kept == len(parts) else " ".join(parts[:kept])
+
+
 def _after_a_question(task: str) -> str | None:
     """What a request asks after a question or a hunch that opens it (`_QUESTION_FIRST`), when that part does not
     refer back to it ("... turn it off if so" is read whole); None otherwise."""
@@ -954,9 +980,10 @@ def _it_named_before(task: str, grounder: Grounder, graph: WorldGraph, domain: D
     words = tokens(before)
     mentions = grounder.ground(before, graph)
     covered = {i for m in mentions for i in range(m.start, m.end)}
-    if any(c.verb is not None and not _PAST.match(words[c.verb]) for c in clauses_of(before, words, covered)) or (
-            _IT & set(words)):
-        return None  # ("Finished my comic, could you put it back ...": what was done asks for nothing)
+    if any(c.verb is not None and not _PAST.match(words[c.verb]) for c in clauses_of(before, words, covered)) or any(
+            w in _IT and words[i + 1:i + 2] not in (["'s"], ["is"], ["was"]) for i, w in enumerate(words)):
+        return None  # ("Finished my comic, could you put it back ...": what was done asks for nothing; "..., it's on
+        # the kitchen counter now" says where it is, and asks for nothing either)
     things = [m for m in mentions if m.qualifies is None and _kind_of(graph, domain, m) == "thing"
               and not (m.candidates and _is_kind(graph, domain, m.candidates[0], "receptacle"))]
     if len(things) > 1:  # "finished her cereal out of the green bowl - can you wash it?": the one washing fits
@@ -1075,6 +1102,9 @@ _WHY_AT_THE_END = re.compile(
     r"hands\s+full"
     r"|(?:the|my|our|his|her)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:will|would|'ll|might|could)\s+(?:go\s+(?:bad|off|warm)|spoil|"
     r"melt|get\s+warm)"
+    r"|(?:it|they)(?:['\u2019]s|['\u2019]re|['\u2019]ll|\s+is|\s+are|\s+has|\s+have|\s+will)?\s+(?:going\s+to\s+|"
+    r"gonna\s+)?(?:gone|go|goes|get|gets|getting|got)\s+(?:all\s+|really\s+|a\s+bit\s+)?(?:warm|bad|off|stale|soggy|"
+    r"flat)\b[^.?!]*"  # "..., it's going to get warm sitting on the counter", "it's gone warm": why it is to go there
     r"|what\s+a\s+(?:waste|shame|pain|mess)\b[^.?!]*"  # "..., what a waste of water"
     r"|(?:i|I)\s+want\s+(?:to\s+[a-z]+|my\s+[a-z]+\s+in\s+(?:that|this|it))\b[^.?!]*"  # "I want my tea in that one"
     r"|(?:(?:i|I)\s+)?(?:want|fancy)\s+(?:some|a|an)\s+[a-z]+"  # "..., bring it to me, I want some wine": what for

@@ -538,7 +538,8 @@ def _clauses(words: list[str], sign_words: list[str], lexicon: Lexicon,
     each with whether it has a verb or state word of its own."""
     every_sign = lexicon.state_words
     verbs = lexicon.moves | lexicon.takes | lexicon.gives | lexicon.goes | lexicon.answers | _BE
-    return [(start, end, not _so_was(words, start) and any(words[i] in verbs or (
+    return [(start, end, not _so_was(words, start) and any(sign_words[i] in verbs or (  # (not "reading" of "the
+                # reading lamp": the words of a thing named are no verb)
                 sign_words[i] in every_sign and not from_a_place(words, i)) for i in range(start, end)))
             for start, end in clauses(words, stops)]
 

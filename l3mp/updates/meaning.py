@@ -1035,9 +1035,10 @@ MAX_OPTIONS = 5
 """The most alike things a question back lists by name."""
 
 
-def which(mention: Mention, options: Iterable[str], graph: WorldGraph) -> str:
+def which(mention: Mention, options: Iterable[str], graph: WorldGraph, *, of_them: bool = False) -> str:
     """``Which light do you mean: the floor lamp in the living room or the reading lamp in the living room?``
-    (alike labels get where the thing is)."""
+    (alike labels get where the thing is); `of_them`: "Which of the phones ..." (the text said "one of the
+    phones")."""
     options = sorted(options)
     labels = [label(graph, n) for n in options]
     shown = [f"the {_where(graph, n, labels[i]) if labels.count(labels[i]) > 1 else labels[i]}"
@@ -1047,7 +1048,7 @@ def which(mention: Mention, options: Iterable[str], graph: WorldGraph) -> str:
         shown.append(f"one of {more} more")
     listed = ", ".join(shown[:-1]) + f" or {shown[-1]}" if len(shown) > 1 else shown[0]
     noun = mention.words.split()[-1]
-    return f"Which {noun} do you mean: {listed}?"
+    return f"Which {'of the ' if of_them else ''}{noun} do you mean: {listed}?"
 
 
 def _where(graph: WorldGraph, name: str, words: str) -> str:
@@ -1085,8 +1086,9 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
     out = [s for s in out if _said(s, sign_words, lexicon, graph, notes)]
     sources = {n for m in mentions if is_source(words, m.start) for n in m.candidates}
     goals = {n for m in mentions if m.qualifies is None and not is_source(words, m.start) for n in m.candidates}
+    out = _the_one_that_was_there(out, mentions, graph, notes)
     out = [_to_the_place_named(s, goals, rules, graph, notes) for s in out]
-    out = _without_qualifier_changes(out, mentions, graph, notes) + _missing_states(out, mentions, sign_words,
+    out = _without_qualifier_changes(out, mentions, words, graph, notes) + _missing_states(out, mentions, sign_words,
                                                                                    lexicon, graph, domain, notes)
     seen: dict[Fact, bool] = {}
     kept = []
@@ -1124,19 +1126,35 @@ def contradictions(stated: Sequence[Stated]) -> list[str]:
     return out
 
 
-def several_for_one(stated: Sequence[Stated], mentions: Sequence[Mention], graph: WorldGraph) -> str | None:
+def several_for_one(stated: Sequence[Stated], mentions: Sequence[Mention], graph: WorldGraph,
+                    words: Sequence[str] = ()) -> str | None:
     """The question to ask when the answer changes several of the things one singular mention may name ("Jessica
-    answered the phone" stated as every ringing phone stopping): the text names one and does not say which."""
+    answered the phone" stated as every ringing phone stopping): the text names one and does not say which. "One
+    of the phones" names one of several too: it is asked about also when the answer changes one of them and the
+    same change would be news for another ("one of the phones was going off" with two ringing)."""
     changed = {a for s in stated if s.is_change(graph) for a in _changed_args(s)}
     for mention in mentions:
         pool = set(mention.broader if mention.by_label else mention.candidates)  # "the phone": any phone
-        if mention.plural or mention.qualifies is not None or len(pool) < 2:
+        one_of = mention.plural and _one_of(words, mention.start)
+        if (mention.plural and not one_of) or mention.qualifies is not None or len(pool) < 2:
             continue
         others = {n for m in mentions if m is not mention for n in m.candidates}
         used = sorted(changed & pool - others)
         if len(used) > 1:
-            return which(mention, used, graph)
+            return which(mention, used, graph, of_them=one_of)
+        if one_of and used:
+            alike = [n for n in sorted(set(mention.candidates) - others) if all(
+                Stated(Fact(s.fact.predicate, tuple(n if a == used[0] else a for a in s.fact.args)), s.true)
+                .is_change(graph) for s in stated if used[0] in s.fact.args and s.is_change(graph))]
+            if len(alike) > 1:
+                return which(mention, alike, graph, of_them=True)
     return None
+
+
+def _one_of(words: Sequence[str], start: int) -> bool:
+    """Whether a plural mention is said as one of them ("one of the phones", "either of my mugs")."""
+    before = [w for w in words[max(0, start - 3):start] if w not in DETERMINERS]
+    return before[-2:] in (["one", "of"], ["either", "of"])
 
 
 def _nearest_place(literal: Stated, mentions: Sequence[Mention], rules: RuleSet, graph: WorldGraph,
@@ -1296,6 +1314,28 @@ def is_carried(words: list[str], mention: Mention, mentions: Sequence[Mention], 
                if m is not mention)
 
 
+def _the_one_that_was_there(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph,
+                            notes: list[str]) -> list[Stated]:
+    """``not (on white_atlas nightstand)`` when the white atlas is not on the nightstand the text names, but the one
+    thing the mention's words name exactly is ("the atlas that was on the nightstand in bedroom 2 is gone"): the
+    answer took the wrong one of the things the words fit, and means that one in each of its literals."""
+    named = {n for m in mentions for n in m.candidates}
+    for literal in stated:
+        fact = literal.fact
+        if literal.true or len(fact.args) != 2 or graph.has_fact(fact) or fact.args[1] not in named:
+            continue
+        wrong = fact.args[0]
+        mention = next((m for m in mentions if wrong in m.broader and wrong not in m.candidates
+                        and len(m.candidates) == 1), None)
+        if mention is None or not graph.has_fact(Fact(fact.predicate, (mention.candidates[0], fact.args[1]))):
+            continue
+        meant = mention.candidates[0]
+        notes.append(f"{wrong} -> {meant}: the text names where it was, and only {meant} was there")
+        return [Stated(Fact(s.fact.predicate, tuple(meant if a == wrong else a for a in s.fact.args)), s.true)
+                for s in stated]
+    return stated
+
+
 def _to_the_place_named(literal: Stated, goals: set[str], rules: RuleSet, graph: WorldGraph,
                         notes: list[str]) -> Stated:
     """``not (on glass sink)`` when the glass is not there, and the text names the sink as where it went (not
@@ -1311,9 +1351,16 @@ def _to_the_place_named(literal: Stated, goals: set[str], rules: RuleSet, graph:
     return fixed
 
 
-def _without_qualifier_changes(stated: list[Stated], mentions: Sequence[Mention], graph: WorldGraph,
-                               notes: list[str]) -> list[Stated]:
+_SHE = frozenset({"she", "he"})
+
+
+def _without_qualifier_changes(stated: list[Stated], mentions: Sequence[Mention], words: list[str],
+                               graph: WorldGraph, notes: list[str]) -> list[Stated]:
     only_describe = _qualifier_entities(mentions)
+    people = {n for m in mentions for n in m.candidates if graph.entity_type(n) == "person"}
+    if len(people) == 1 and any(w in _SHE for w in words[min(m.end for m in mentions if set(m.candidates) & people):]):
+        only_describe -= people  # "the phone on Sarah's desk kept buzzing so she grabbed it": the one person named
+        # is "she" later, who acts
     out = []
     for literal in stated:
         if literal.is_change(graph) and only_describe & set(_changed_args(literal)):
@@ -1376,14 +1423,18 @@ def each_of(words: list[str], mention: Mention, all_words: frozenset[str]) -> bo
 def signs_in(words: list[str], start: int, end: int, signs: dict[bool, frozenset[str]]) -> set[bool]:
     """The signs (True: holds now, False: stopped) that the words in [start, end) give a state; "on the" is a
     place ("put it on the table", "took it off the shelf", "out of the fridge", "on Michael's desk") unless a verb
-    of switching says it ("turned on the TV"); "stopped ringing" says the opposite of "ringing"."""
+    of switching says it ("turned on the TV"); "stopped ringing" says the opposite of "ringing"; a state word a few
+    words after a feeling (`_FED_UP`) says nothing."""
     return {truth != (i > 0 and words[i - 1] in _STOPPED) for i in range(start, end)
-            for truth, said in signs.items() if words[i] in said and not (
+            for truth, said in signs.items() if words[i] in said and not _FED_UP & set(words[max(0, i - 4):i]) and not (
                 words[i] in _PREPOSITIONS and i + 1 < len(words) and (words[i + 1] in DETERMINERS | {"of"} or (
                     i + 2 < len(words) and words[i + 2] == "'s" and words[i + 1] not in _NOT_OWNERS)) and not (
                     i > 0 and words[i - 1] in _SWITCHES))}
 
 
+_FED_UP = frozenset({"sick", "tired", "fed", "hate", "hates", "hated", "annoyed", "annoying"})
+"""Words of a feeling about what keeps happening ("she's sick of it buzzing", "tired of that tap dripping"): a
+state word just after them says nothing of how the thing is now."""
 _NOT_OWNERS = frozenset({"he", "she", "it", "they", "that", "there", "here", "what", "who", "where", "everyone",
                          "everything", "someone", "somebody", "nobody", "one"})
 """Words before "'s" that are no owner ("turned it off, she's ..."): "'s" is "is" or "has" there."""

@@ -382,7 +382,8 @@ class _Run:
                                                u.world.verifier.rules, settled, back=meaning.says_back(self.report),
                                                left=meaning.rooms_left(tokens(self.report), self.mentions, self.graph,
                                                                        u.world.domain))
-            question = question or meaning.several_for_one(stated, self.mentions, self.graph)
+            question = question or meaning.several_for_one(stated, self.mentions, self.graph,
+                                                              tokens(self.report))
         if question:
             record(None, [question])
             return self.result(ASKED, "the text fits more than one thing in memory; nothing recorded",

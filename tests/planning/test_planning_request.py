@@ -1330,3 +1330,27 @@ def test_a_lit_room_nobody_is_in_a_dark_room_to_do_something_about_and_mine_in_a
     found = reading(text, speaker)
     assert found is not None and found.outcome == GOAL and found.goal == goal, found
     assert reading("Could you do something about the lights?") is None  # which way: not said
+
+
+@pytest.mark.parametrize("text,speaker,goal", [
+    # why it is to go there, said after: "it's going to get warm", "it's gone warm"
+    ("Put the water bottle in the garage fridge, it's going to get warm sitting on the shelf.", None,
+     "(inside water_bottle_1 garage_fridge_1)"),
+    ("the yellow plate on the dresser, could you put it in the dishwasher? it's gone warm", "jessica",
+     "(inside yellow_plate_1 dishwasher_1)"),
+    # where "it" is now, said between the thing and the request that says "it" again
+    ("Somebody walked off with the atlas, it's on the bookshelf in bedroom 1 now. Could you put it on the dresser?",
+     None, "(on atlas_1 dresser_1)"),
+    # loading is putting in
+    ("Load all the dirty dishes into the dishwasher, wherever they are.", "jessica",  # (the one where she is)
+     "(and (inside black_frying_pan_1 dishwasher_1) (inside blue_serving_dish_1 dishwasher_1) "
+     "(inside purple_plate_1 dishwasher_1) (inside wine_glass_1 dishwasher_1))"),
+    # how things are, said after the request: no part of it
+    ("Can you turn everything off in the bathroom? Vanity light's on and nobody's even in there.", None,
+     "(and (not (faucet_on faucet_2)) (not (light_on overhead_light_4)) (not (light_on vanity_light_1)))"),
+    # "I'd kill for some of that ...": bring it to the speaker
+    ("man, I'd kill for some of that tomato right now", "jessica", "(has jessica tomato_1)"),
+])
+def test_a_reason_or_how_things_are_said_around_a_request_is_no_part_of_it(text, speaker, goal):
+    found = reading(text, speaker)
+    assert found is not None and found.outcome == GOAL and found.goal == goal, found
