@@ -1210,3 +1210,17 @@ def test_looking_into_a_thing_between_opening_and_shutting_it_changes_nothing():
     assert _plainly(house().copy(), "Jessica opened the fridge in kitchen 1, stared for a minute, shut it again and "
                                     "turned on the overhead light in kitchen 1") == (
         set(), {F("light_on", "overhead_light_1")})
+
+
+def test_the_one_with_a_thing_on_it_said_after_a_comma_says_which_place():
+    graph = house().copy()
+    for desk in ("desk_8", "desk_9"):
+        graph.add_entity(desk, "table", label="desk")
+        graph.add_fact(F("in_room", desk, "bedroom_2"))
+    graph.remove_fact(F("on", "yellow_plate_1", "dresser_1"))
+    graph.add_fact(F("on", "yellow_plate_1", "desk_9"))
+    for text in ("Jessica put the tomato on the desk in bedroom 2, the one with the yellow plate on it.",
+                 "Jessica put the tomato on the desk, the one with the yellow plate on it."):
+        result = _updater_for(graph.copy()).update(text)
+        assert result.outcome == APPLIED, result.reason
+        assert F("on", "tomato_1", "desk_9") in result.record.delta.add and "the one with" in result.reason

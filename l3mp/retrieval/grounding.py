@@ -256,6 +256,13 @@ _SOMEONE_IN_A_ROOM = re.compile(
     r"out))?)\s+in\s+(?P<room>(?:the\s+)?[a-z]+(?:\s+room)?(?:\s+\d)?)\b(?!\s+(?:is|was|has|'s)\b)", re.IGNORECASE)
 """'the guy in the living room', 'whoever's up in bedroom 2': the one person the memory has in that room."""
 
+_THE_ONE_WITH = re.compile(
+    r"\b(?P<thing>(?:the|that|this|her|his|my|their|our)\s+[a-z]+(?:\s+[a-z]+)?)(?P<where>\s+(?:in|at)\s+(?:(?:the|her|"
+    r"his|my|their|our)\s+)?[a-z]+(?:\s+room)?(?:\s+\d)?)?\s*,\s*(?:the|that)\s+one\s+with\s+(?P<with>(?:the|a|an|her|his|my|"
+    r"their|some)\s+(?:[a-z]+\s+){0,3}?(?:on|in|inside)\s+it)\b", re.IGNORECASE)
+"""'the desk in her room, the one with the water bottle on it': said as 'the desk with the water bottle on it in
+her room', so that what is on it says which desk (not which room)."""
+
 _AFTER_A_NOUN = frozenset({"back", "through", "away", "over", "around", "round", "too", "again", "here", "there"})
 """Words that may follow a noun ("brought the wine through", "put the milk back"): a word of a label before them
 is the noun said, not a word describing one."""
@@ -329,6 +336,8 @@ class Grounder:
         text, whose = sayings.read_possessives(text, people)
         said += whose
         text, door = sayings.read_doors(text, self._openable_words(graph))
+        said += tuple((m[0], f"{m['thing']} with {m['with']}{m['where'] or ''}") for m in _THE_ONE_WITH.finditer(text))
+        text = _THE_ONE_WITH.sub(lambda m: f"{m['thing']} with {m['with']}{m['where'] or ''}", text)
         text, where = self._room_where(text, graph)
         text, theirs = self._room_one_is_in(text, graph)
         where += theirs
