@@ -107,3 +107,10 @@ def test_the_words_of_a_thing_named_are_no_verb_of_a_clause():
                      ("tv_on", ("tv_1",), True), ("light_on", ("reading_lamp_1",), True))
     assert result.outcome == APPLIED, result.reason
     assert _delta(result) == (set(), {"(tv_on tv_1)", "(light_on reading_lamp_1)"})
+
+
+def test_a_thing_that_went_somewhere_was_moved_there():
+    result = _update(house_graph(7).copy(), "Jessica cleared the counter: the purple plate went in the dishwasher.",
+                     ("inside", ("purple_plate_1", "dishwasher_1"), True))
+    assert result.outcome == APPLIED, result.reason
+    assert _delta(result) == ({"(on purple_plate_1 counter_1)"}, {"(inside purple_plate_1 dishwasher_1)"})

@@ -168,7 +168,9 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
             out.append((literal, f"the text says {_the(graph, thing)} is still where it was: nothing moved"))
             continue
         kind = lexicon.takes | lexicon.gives | lexicon.answers if fact.predicate == "has" else (
-            lexicon.goes if domain.is_subtype(graph.entity_type(place) or "", "room") else verbs - lexicon.goes)
+            lexicon.goes if domain.is_subtype(graph.entity_type(place) or "", "room") else verbs if not any(
+                domain.is_subtype(graph.entity_type(thing) or "", k) for k in ("person", "robot") if domain.has_type(k))
+            else verbs - lexicon.goes)  # ("the saucepan went in the cupboard": a thing that goes somewhere is moved)
         how = {_moves(words, a, b, kind) for a, b in around}
         if not how - {None}:
             out.append((literal, f"no word of the text moves {_the(graph, thing)} to {_the(graph, place)}"))
