@@ -1224,3 +1224,11 @@ def test_the_one_with_a_thing_on_it_said_after_a_comma_says_which_place():
         result = _updater_for(graph.copy()).update(text)
         assert result.outcome == APPLIED, result.reason
         assert F("on", "tomato_1", "desk_9") in result.record.delta.add and "the one with" in result.reason
+
+
+def test_what_someone_says_or_wants_after_a_comma_is_an_aside_even_after_a_time():
+    for text in ("Jessica's lent Michael her blue phone for the evening, she says she wants it back tomorrow though.",
+                 "Jessica lent Michael her blue phone, she wants it back tomorrow."):
+        result = _updater(michael=True).update(text)
+        assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
+        assert set(map(str, result.record.delta.add)) == {"(has michael blue_phone_2)"}

@@ -316,7 +316,7 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
     spans = token_spans(text)
     for found in _ASKING_FOR.finditer(text):
         out.update(k for k, (a, b) in enumerate(spans) if a >= found.start() and b <= found.end())
-    return out | _purpose(words, mentions, verbs) | new_parts(text, words, mentions, graph, domain)
+    return out | _purpose(words, mentions, verbs, out) | new_parts(text, words, mentions, graph, domain)
 
 
 _ASKING_FOR = re.compile(r"\b(?:asking|begging|looking|hunting|desperate|gasping)\s+for\s+(?:some\s+|a\s+|an\s+|the\s+|"
@@ -530,8 +530,9 @@ def _commentary(part: list[str], verbs: frozenset[str], names_a_thing: bool) -> 
     time") with no verb or state word of the lexicon ("nobody turned it off" says it is still on: not a comment),
     what a thing had been ("it had been running all night": the state before the change, not the one now), or
     what did not happen to it ("it didn't get washed properly"), how it was left before ("it was just hanging
-    open"), that someone used it and put it back where it is ("somebody drank out of it and put it back"), or what
-    it explains ("no wonder he can't sleep")."""
+    open"), that someone used it and put it back where it is ("somebody drank out of it and put it back"), what
+    it explains ("no wonder he can't sleep"), or what someone says or wants with no event ("she says she wants it
+    back tomorrow")."""
     words = [w for w in part if w not in ("and", "but", "so", "though", "even", "really", "actually", "ever")]
     if names_a_thing or len(words) < 3:
         return False
@@ -548,6 +549,8 @@ def _commentary(part: list[str], verbs: frozenset[str], names_a_thing: bool) -> 
         return True  # "..., it was doing my head in": how it was, before
     if words[:2] == ["no", "wonder"] and not any(w in verbs for w in words[2:]):
         return True  # "..., no wonder he can't sleep": why, of what happened
+    if words[0] in ("she", "he", "they") and words[1] in _SAYS_OR_WANTS and not any(w in verbs for w in words[2:]):
+        return True  # "..., she says she wants it back tomorrow": what someone says or wants, no event
     lead = 2 if words[:2] == ["no", "one"] else 1 if words[0] in _NOBODY else 0
     rest = words[lead:]
     if rest[:1] in (["was"], ["were"]) and len(rest) > 1 and rest[1].endswith("ing"):
@@ -559,14 +562,17 @@ def _commentary(part: list[str], verbs: frozenset[str], names_a_thing: bool) -> 
     return bool(lead) and not any(w in verbs for w in tail)
 
 
+_SAYS_OR_WANTS = frozenset({"says", "said", "reckons", "thinks", "wants", "hopes"})
 _PURPOSE_ENDS = frozenset({"on", "with", "up", "in"})
 
 
-def _purpose(words: list[str], mentions: Sequence[Mention], verbs: frozenset[str]) -> set[int]:
+def _purpose(words: list[str], mentions: Sequence[Mention], verbs: frozenset[str],
+             aside: set[int] = frozenset()) -> set[int]:
     """The words of a purpose or reason at the end of a report that names nothing: "to" before a word that is no
     thing or place ("took the mug to make coffee", "grabbed the chocolate bar to snack on"), or "for" ("for her
     homework"), with no mention, pronoun for a thing, doubt or word of the lexicon after it (the last word may be a
-    particle: "to snack on")."""
+    particle: "to snack on"); words already found `aside` do not count ("for the evening, she says she wants it
+    back": what she says is an aside of its own)."""
     named = {i for m in mentions for i in range(m.start, m.end)}
     last = max(named, default=-1)
     for i in range(last + 1, len(words) - 1):
@@ -574,7 +580,7 @@ def _purpose(words: list[str], mentions: Sequence[Mention], verbs: frozenset[str
                 i and words[i - 1] in _STARTED):  # "started to ring": no purpose
             continue
         span = range(i + 1, len(words))
-        body = [words[j] for j in span if not (j == len(words) - 1 and words[j] in _PURPOSE_ENDS)]
+        body = [words[j] for j in span if j not in aside and not (j == len(words) - 1 and words[j] in _PURPOSE_ENDS)]
         if body and not any((w in verbs and not (words[i] == "to" and k == 0) and not (
                 w in ("on", "off", "out", "in") and body[k + 1:k + 2] and body[k + 1] in _DETERMINERS)) or w in (
                 _THING_PRONOUNS | _DOUBT | _NEGATIONS) for k, w in enumerate(body)):  # ("turned the tap on to wash
