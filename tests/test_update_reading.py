@@ -1232,3 +1232,22 @@ def test_what_someone_says_or_wants_after_a_comma_is_an_aside_even_after_a_time(
         result = _updater(michael=True).update(text)
         assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
         assert set(map(str, result.record.delta.add)) == {"(has michael blue_phone_2)"}
+
+
+def test_what_was_in_the_dishwasher_that_ran_is_clean():
+    graph = house().copy()
+    graph.add_fact(F("dirty", "yellow_cup_1"))
+    graph.remove_fact(F("on", "purple_plate_1", "counter_1"))
+    graph.add_fact(F("inside", "purple_plate_1", "dishwasher_1"))  # (dirty already)
+    for text in ("ran the dishwasher in kitchen 1, so whatever was in it is clean now",
+                 "dishwasher in kitchen 1 finished, whatever's in there is clean now",
+                 "Ran the dishwasher in kitchen 1 after dinner, so both dishes in there are clean now."):
+        result = _updater_for(graph.copy()).update(text)
+        assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], (text, result.reason)
+        assert set(map(str, result.record.delta.remove)) == {"(dirty yellow_cup_1)", "(dirty purple_plate_1)"}, text
+
+
+def test_for_whom_a_report_is_said_is_an_aside():
+    result = _updater().update("Jessica put the tomato on the kitchen table in kitchen 1, if anyone's looking for it")
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
+    assert set(map(str, result.record.delta.add)) == {"(on tomato_1 kitchen_table_1)"}

@@ -712,6 +712,19 @@ _SO_THEY_STAY = re.compile(r"\s+so\s+(?:that\s+)?(?:it|they)\s+(?:stay|stays|kee
 _DID_THE_DISHES = re.compile(r"\b(?:did|done|finished)\s+(?:all\s+)?(?:the|those|these)\s+(?:dishes|washing[\s-]up)\b",
                              re.IGNORECASE)
 """"Jessica did all the dishes that were sitting in the kitchen sink": washed them."""
+_AFTER_A_MEAL = re.compile(r"\s+(?:after|before)\s+(?:breakfast|lunch|dinner|supper|tea)\b(?=\s*[,.;!?]|\s+and\b|\s*$)",
+                           re.IGNORECASE)
+"""'Ran the dishwasher after dinner, so ...': when changes nothing."""
+_DISHWASHER_DONE = re.compile(r"^\s*(?:the\s+)?(?P<what>dishwasher(?:\s+in\s+(?:the\s+)?[a-z]+(?:\s+room)?(?:\s+\d)?)?)"
+                              r"(?:['\u2019]s|\s+(?:has|is))?\s+(?:finished|done)\b", re.IGNORECASE)
+"""'dishwasher finished, whatever's in there is clean now': the dishwasher ran."""
+_IN_THE_DISHWASHER = re.compile(r"(?P<before>\b(?P<what>dishwasher(?:\s+in\s+(?:the\s+)?[a-z]+(?:\s+room)?(?:\s+\d)?)?)"
+                                r"\b.*?\b)in\s+(?:there|it)\b", re.IGNORECASE)
+"""'ran the dishwasher, so whatever was in it is clean now': "in it" after the dishwasher is in the dishwasher."""
+_WHATEVER_IN_IT = re.compile(r"\b(?:whatever|everything)(?:['\u2019]s|\s+(?:that\s+)?(?:is|was))?\s+in\s+the\s+"
+                             r"(?P<what>dishwasher(?:\s+in\s+(?:the\s+)?[a-z]+(?:\s+room)?(?:\s+\d)?)?)\s+(?:is|was)\b",
+                             re.IGNORECASE)
+"""'whatever's in the dishwasher is clean now': all the dishes in it are."""
 _OFF_INTO = re.compile(r"\boff\s+(?=(?:the|his|her|my|their)\s+(?:[a-z0-9]+\s+){1,3}?(?:into|onto|to)\s+"
                        r"(?:the|his|her|my|their)\b)", re.IGNORECASE)
 """"moved the lemon and the orange off the island into the fridge": from the island ("off" is no state there)."""
@@ -752,6 +765,9 @@ def plain_report(text: str) -> str:
         text = f"{reason['who']} {text[reason.end():]}"
     text = _OUT_IN.sub(lambda m: m[0] if m["before"].lower() in _TAKING_OUT else f"{m['before']} ", text)
     text = _DID_THE_DISHES.sub("washed all the dishes", text)
+    text = _DISHWASHER_DONE.sub(lambda m: f"ran the {m['what']}", _AFTER_A_MEAL.sub("", text))
+    text = _WHATEVER_IN_IT.sub(lambda m: f"all the dishes in the {m['what']} are", _IN_THE_DISHWASHER.sub(
+        lambda m: f"{m['before']}in the {m['what']}", text))
     text = _OFF_INTO.sub("from ", _SO_THEY_STAY.sub("", _SO_DONT.sub("", _HAD_LEFT_IT.sub("", text))))
     text = _RANG_AND_GOT_IT.sub(lambda m: f"{m['lead']}answered ", _THE_ONE_THERE.sub(lambda m: f"the {m['what']} ",
                                                                                        text))

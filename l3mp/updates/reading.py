@@ -532,7 +532,7 @@ def _commentary(part: list[str], verbs: frozenset[str], names_a_thing: bool) -> 
     what did not happen to it ("it didn't get washed properly"), how it was left before ("it was just hanging
     open"), that someone used it and put it back where it is ("somebody drank out of it and put it back"), what
     it explains ("no wonder he can't sleep"), or what someone says or wants with no event ("she says she wants it
-    back tomorrow")."""
+    back tomorrow"), or for whom it is said ("if anyone's looking for it")."""
     words = [w for w in part if w not in ("and", "but", "so", "though", "even", "really", "actually", "ever")]
     if names_a_thing or len(words) < 3:
         return False
@@ -549,6 +549,9 @@ def _commentary(part: list[str], verbs: frozenset[str], names_a_thing: bool) -> 
         return True  # "..., it was doing my head in": how it was, before
     if words[:2] == ["no", "wonder"] and not any(w in verbs for w in words[2:]):
         return True  # "..., no wonder he can't sleep": why, of what happened
+    if words[0] == "if" and words[1] in ("anyone", "anybody", "someone", "somebody", "you") and not any(
+            w in verbs for w in words[2:]):
+        return True  # "..., if anyone's looking for it": for whom it is said, no event
     if words[0] in ("she", "he", "they") and words[1] in _SAYS_OR_WANTS and not any(w in verbs for w in words[2:]):
         return True  # "..., she says she wants it back tomorrow": what someone says or wants, no event
     lead = 2 if words[:2] == ["no", "one"] else 1 if words[0] in _NOBODY else 0
