@@ -1251,3 +1251,8 @@ def test_for_whom_a_report_is_said_is_an_aside():
     result = _updater().update("Jessica put the tomato on the kitchen table in kitchen 1, if anyone's looking for it")
     assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
     assert set(map(str, result.record.delta.add)) == {"(on tomato_1 kitchen_table_1)"}
+
+
+def test_the_one_with_after_a_room_is_left_to_the_thing_before_it():
+    text = "Jessica left the fridge open in the second kitchen, the one with the small yogurt in it"
+    assert Grounder(household(), household_rules()).respell(text, house())[0] == text

@@ -263,6 +263,7 @@ _THE_ONE_WITH = re.compile(
 """'the desk in her room, the one with the water bottle on it': said as 'the desk with the water bottle on it in
 her room', so that what is on it says which desk (not which room)."""
 
+_ROOM_NOUNS = frozenset({"kitchen", "bathroom", "bedroom", "room", "office", "garage", "hallway", "lounge", "hall"})
 _AFTER_A_NOUN = frozenset({"back", "through", "away", "over", "around", "round", "too", "again", "here", "there"})
 """Words that may follow a noun ("brought the wine through", "put the milk back"): a word of a label before them
 is the noun said, not a word describing one."""
@@ -336,8 +337,10 @@ class Grounder:
         text, whose = sayings.read_possessives(text, people)
         said += whose
         text, door = sayings.read_doors(text, self._openable_words(graph))
-        said += tuple((m[0], f"{m['thing']} with {m['with']}{m['where'] or ''}") for m in _THE_ONE_WITH.finditer(text))
-        text = _THE_ONE_WITH.sub(lambda m: f"{m['thing']} with {m['with']}{m['where'] or ''}", text)
+        ones = [m for m in _THE_ONE_WITH.finditer(text) if m["thing"].split()[-1].lower() not in _ROOM_NOUNS]
+        said += tuple((m[0], f"{m['thing']} with {m['with']}{m['where'] or ''}") for m in ones)
+        for m in reversed(ones):  # (not a room: "the fridge in the second kitchen, the one with the juice in it")
+            text = f"{text[:m.start()]}{m['thing']} with {m['with']}{m['where'] or ''}{text[m.end():]}"
         text, where = self._room_where(text, graph)
         text, theirs = self._room_one_is_in(text, graph)
         where += theirs
