@@ -852,8 +852,8 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
         asked = _it_named_before(said, grounder, graph, domain) if _ASKS_AT_THE_END.search(said) else None
         if asked is None:  # "I think I left my energy drink on the desk... could you fetch it for me?": fetch it
             continue
-        found = _read_request(asked, graph, domain, rules, speaker=speaker, grounder=grounder)
-        if found is not None and found.outcome != ASKED:
+        found = _read_request(plain_request(asked), graph, domain, rules, speaker=speaker, grounder=grounder)
+        if found is not None and found.outcome != ASKED:  # (said plainer again: "scrub it" -> "wash it")
             return found
         first = first or found
     if first is not None:
@@ -948,9 +948,11 @@ def _after_a_question(task: str) -> str | None:
 
 
 _ASKS_AT_THE_END = re.compile(r"[,.;!?\u2026]\s+(?:and\s+)?(?:(?:could|can|would|will)\s+(?:you|u|ya)|please|"
-                              r"(?:would\s+you\s+|do\s+you\s+)?mind)\b"
+                              r"(?:would\s+you\s+|do\s+you\s+)?mind|(?=(?:wash|scrub|rinse|clean|bring|fetch|put|"
+                              r"return|close|shut|open)\s+it\b))\b"
                               r"[^,.;!?]*\bit\b[^,.;!?]*[.!?]*\s*$", re.IGNORECASE)
-"""A last part that asks the robot for something done to "it" ("..., could you fetch it for me?")."""
+"""A last part that asks the robot for something done to "it" ("..., could you fetch it for me?", "..., scrub it
+and put it back in the cupboard")."""
 
 _PAST = re.compile(r"^(?!(?:need|feed|speed|bleed|shed|seed|weed)$)[a-z]{2,}ed$")
 """A verb said as done ("finished", "emptied"): a clause it opens says what was done, not what to do."""
@@ -975,7 +977,8 @@ def _it_named_before(task: str, grounder: Grounder, graph: WorldGraph, domain: D
     if for_them is not None:  # "... - can you wash it for her?": who it is for changes nothing of what is done
         last = last[:for_them.start()] + last[for_them.end():]
     said = tokens(last)
-    if said.count("it") != 1 or {"them", "him", "her", "that", "this", "one"} & set(said):
+    if "it" not in said or {"them", "him", "her", "that", "this", "one"} & set(said):  # (the first "it" is the
+        # thing: "scrub it and put it back in the cupboard")
         return None
     words = tokens(before)
     mentions = grounder.ground(before, graph)

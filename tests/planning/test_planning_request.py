@@ -1354,3 +1354,13 @@ def test_a_lit_room_nobody_is_in_a_dark_room_to_do_something_about_and_mine_in_a
 def test_a_reason_or_how_things_are_said_around_a_request_is_no_part_of_it(text, speaker, goal):
     found = reading(text, speaker)
     assert found is not None and found.outcome == GOAL and found.goal == goal, found
+
+
+@pytest.mark.parametrize("text,goal", [
+    ("the purple plate on the counter is still filthy, scrub it and put it in the pantry",
+     "(and (inside purple_plate_1 pantry_1) (not (dirty purple_plate_1)))"),
+    ("the purple plate is filthy, scrub it", "(not (dirty purple_plate_1))"),
+])
+def test_how_a_thing_is_said_before_a_request_of_it_is_no_part_of_the_goal(text, goal):
+    found = reading(text, "jessica")
+    assert found is not None and found.outcome == GOAL and found.goal == goal, found
