@@ -1256,3 +1256,13 @@ def test_for_whom_a_report_is_said_is_an_aside():
 def test_the_one_with_after_a_room_is_left_to_the_thing_before_it():
     text = "Jessica left the fridge open in the second kitchen, the one with the small yogurt in it"
     assert Grounder(household(), household_rules()).respell(text, house())[0] == text
+
+
+def test_what_an_aside_says_was_not_meant_is_left_out_of_the_thing_before_it():
+    graph = house().copy()
+    graph.add_entity("photo_album_9", "book", label="photo album")
+    graph.add_fact(F("on", "photo_album_9", "bookshelf_2"))
+    result = _updater_for(graph).update("Jessica took a photo album off the bookshelf in bedroom 1 - not the black "
+                                        "one, the other one - she's showing someone holiday pics.")
+    assert result.outcome == APPLIED and [a.number for a in result.attempts] == [0], result.reason
+    assert set(map(str, result.record.delta.add)) == {"(has jessica photo_album_9)"}

@@ -139,6 +139,7 @@ def read(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Doma
         return None
     if request and any(w.endswith("ing") and i > 0 and words[i - 1] in _BE for i, w in enumerate(words)):
         return None  # "somebody's phone is ringing, get it": says what is so, to ask for something else
+    mentions = not_those(words, mentions, aside)
     reader = _Reader(words, mentions, graph, domain, rules, lexicon, request, speaker, pauses(text),
                      frozenset(aside) - _got_no_new(words, lexicon))
     found = reader.read()
@@ -519,6 +520,25 @@ def _not_that_one(part: list[str], verbs: frozenset[str]) -> bool:
     if words[:1] == ["not"] and words[1:2] and words[1] in _DETERMINERS | {"that", "this", "those", "these"}:
         return True
     return words in (["the", "other", "one"], ["that", "other", "one"])
+
+
+def not_those(words: list[str], mentions: Sequence[Mention], aside: set[int]) -> list[Mention]:
+    """The mentions with what an aside says was not meant taken out of the one thing named before it ("took a
+    photo album off the bookshelf - not the black one, the other one": the photo album that is not black), when
+    that leaves one."""
+    out = list(mentions)
+    for k, m in enumerate(mentions):
+        if m.start not in aside or m.start < 2 or words[m.start - 2:m.start] not in (["not", "the"], ["not", "that"]):
+            continue
+        before = [j for j in range(k) if mentions[j].start not in aside and mentions[j].qualifies is None
+                  and set(mentions[j].candidates) & set(m.candidates)]
+        if not before:
+            continue
+        j = before[-1]
+        left = tuple(n for n in out[j].candidates if n not in m.candidates)
+        if len(left) == 1:
+            out[j] = replace(out[j], candidates=left, alternatives=left)
+    return out
 
 
 _DID_NOT = frozenset({"didn", "wasn", "weren", "hasn", "haven"})

@@ -268,6 +268,8 @@ class _Run:
         assert u.grounder is not None
         report = self.report
         self.mentions = u.grounder.ground(report, self.graph)
+        self.mentions = reading.not_those(tokens(report), self.mentions, reading.asides(
+            report, self.mentions, u.grounder.lexicon, self.graph, u.world.domain))  # ("- not the black one -")
         self.plainer(context=False)
         allowed = meaning.allowed_entities(self.mentions, self.graph, self.report)
         read = None
