@@ -948,12 +948,12 @@ def _after_a_question(task: str) -> str | None:
 
 
 _ASKS_AT_THE_END = re.compile(r"[,.;!?\u2026]\s+(?:and\s+)?(?:(?:could|can|would|will)\s+(?:you|u|ya)|please|"
-                              r"(?:would\s+you\s+|do\s+you\s+)?mind|(?=(?:wash|scrub|rinse|clean|bring|fetch|put|"
-                              r"return|close|shut|open)\s+it\b))\b"
+                              r"(?:would\s+you\s+|do\s+you\s+)?mind|(?=(?:wash|scrub|rinse|clean)\s+it\b))\b"
                               r"[^,.;!?]*\bit\b[^,.;!?]*[.!?]*\s*$", re.IGNORECASE)
 """A last part that asks the robot for something done to "it" ("..., could you fetch it for me?", "..., scrub it
 and put it back in the cupboard")."""
 
+_WASH_LEADS = frozenset({"wash", "scrub", "rinse", "clean"})
 _PAST = re.compile(r"^(?!(?:need|feed|speed|bleed|shed|seed|weed)$)[a-z]{2,}ed$")
 """A verb said as done ("finished", "emptied"): a clause it opens says what was done, not what to do."""
 _FOR_THEM = re.compile(r"\s+for\s+(?:her|him|them)\b(?=\s*(?:,?\s*please)?\s*[.!?]*\s*$)", re.IGNORECASE)
@@ -977,8 +977,8 @@ def _it_named_before(task: str, grounder: Grounder, graph: WorldGraph, domain: D
     if for_them is not None:  # "... - can you wash it for her?": who it is for changes nothing of what is done
         last = last[:for_them.start()] + last[for_them.end():]
     said = tokens(last)
-    if "it" not in said or {"them", "him", "her", "that", "this", "one"} & set(said):  # (the first "it" is the
-        # thing: "scrub it and put it back in the cupboard")
+    if not (said.count("it") == 1 or (said.count("it") > 1 and said[0] in _WASH_LEADS)) or {
+            "them", "him", "her", "that", "this", "one"} & set(said):  # ("scrub it and put it back": the first)
         return None
     words = tokens(before)
     mentions = grounder.ground(before, graph)
