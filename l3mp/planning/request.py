@@ -24,6 +24,7 @@ from l3mp.planning.wording import BRING_WORDS, Wording, mend_signs, within_group
 from l3mp.planning.wording import EXCEPT_WORDS as _EXCEPT
 from l3mp.retrieval.base import Retrieved
 from l3mp.retrieval.context import DEFAULT_DEPTH, assemble
+from l3mp.retrieval.grounding import ROOM_WORDS as _ROOM_WORDS
 from l3mp.retrieval.grounding import Grounder, Lexicon, Mention, places_of, token_spans, tokens
 from l3mp.updates import meaning
 from l3mp.updates.gate import placed
@@ -56,8 +57,10 @@ _WHEN = re.compile(r"\s+(?:right\s+(?:about\s+)?now|right\s+away|straight\s+away
                    r"(?:(?:out|in|up|down|over)\s+)?there))\b",
                    re.IGNORECASE)
 """Words that only say when ("right now", "when you get a chance"): no part of what is asked."""
-_SHUT_OFF = re.compile(r"\bshut\s+(?=off\b|(?:the|a|my|your|that|this)\s+[^,.;!?]+?\s+off\b)", re.IGNORECASE)
-""""Shut the TV off", "shut off the tap": turn it off (not "shut" as closing)."""
+_SHUT_OFF = re.compile(r"\bshut\s+(?=off\b|(?:everything|it|them)\s+off\b|(?:the|a|my|your|that|this)\s+"
+                       r"[^,.;!?]+?\s+off\b)",
+                       re.IGNORECASE)
+""""Shut the TV off", "shut off the tap", "shut everything off": turn it off (not "shut" as closing)."""
 _CAN_I_HAVE = re.compile(r"\b(?:can|could|may)\s+I\s+(?:please\s+)?(?:have|get)\s+(?=(?:a|an|the|some|my)\s)",
                          re.IGNORECASE)
 """"Can I have a soda?": bring me a soda."""
@@ -117,12 +120,14 @@ _FOR_PERSON = re.compile(r"\b(?P<verb>(?i:get|bring|fetch|grab|take))\s+"
                          r"(?P<what>(?i:the|a|an|some)\s[^,.;!?]+?)\s+for\s+(?P<person>[A-Z][a-z]+|me)"
                          r"(?=\s*(?:,?\s*please)?\s*[.!?]?\s*$)")
 """"Get the ripe banana for Sarah": bring Sarah the ripe banana (a name with its capital, ending the request)."""
-_WANTS = re.compile(r"^(?P<person>[A-Z][a-z]+)\s+(?:wants|would\s+like|could\s+use|is\s+asking\s+for|asked\s+for)\s+"
+_WANTS = re.compile(r"(?:^|(?<=\band\s))(?P<person>[A-Z][a-z]+)\s+(?:wants|wanted|would\s+like|could\s+use|"
+                    r"is\s+asking\s+for|"
+                    r"asked\s+for)\s+"
                     r"(?:to\s+(?:read|eat|drink|have|use|borrow|look\s+at|play\s+with)\s+)?(?:her|his|the|a|an|some|"
                     r"that|"
                     r"this)\s+")
 """"Sarah wants her orange magazine", "Michael wants to read the novel": give Sarah the orange magazine (a name
-with its capital, opening it)."""
+with its capital, opening it or after "and": "flip on the desk lamp, and Jessica wanted the purple cookbook too")."""
 _BEEN_AFTER = re.compile(r"^(?P<person>[A-Z][a-z]+)(?:['\u2019]s|\s+has)\s+been\s+(?:craving|asking\s+for|after|"
                          r"wanting|"
                         r"dying\s+for|on\s+about)\s+(?P<what>(?:her|his|the|a|an|some|that|this)\s+[^,.;!?\-]+?)"
@@ -139,8 +144,8 @@ over to her"): nothing more is asked."""
 _SAYS_WANTS = re.compile(r"^(?P<person>[A-Z][a-z]+)\s+(?:is|was|'s|feels|seems)\s[^,.;!?]*[,.;]\s*(?:he|she)\s+"
                          r"(?:wants|would\s+like|could\s+use|needs)\s+(?:her|his|the|a|an|some)\s+")
 """"Michael is craving something sweet, he wants the chocolate bar": give Michael the chocolate bar."""
-_GO_AND = re.compile(r"\b(?:go|come)\s+and\s+", re.IGNORECASE)
-""""Go and get it": get it."""
+_GO_AND = re.compile(r"\b(?:go|come)(?:\s+(?:a?round|through))?\s+and\s+", re.IGNORECASE)
+""""Go and get it", "go round and close everything that's open": get it, close everything that's open."""
 _NEEDED = {"scrub": "wash", "rins": "wash", "clos": "close", "shut": "close"}
 _WASHING_UP = re.compile(r"\b(?:do|doing)\s+the\s+washing[\s-]+up\s+(?:of|for)\s+", re.IGNORECASE)
 """"Do the washing up of the grey plate": wash the grey plate."""
@@ -194,8 +199,9 @@ _IS_THERE_ANY = re.compile(
 fridge (a wish said as a question)."""
 _NOT_JUST = re.compile(r"\s*[,;\u2013\u2014-]*\s*\bnot\s+just\s+(?:the\s+)?[^,.;!?]+", re.IGNORECASE)
 """"Every dirty one in the house, not just the kitchen ones": those too (no exception)."""
-_HEY_ROBOT = re.compile(r"^\s*(?:hey|hi|oi|ok|okay)(?:\s+(?:robot|there))?\s*[,!.]+\s*", re.IGNORECASE)
-""""hey robot, turn on ...": who is spoken to."""
+_HEY_ROBOT = re.compile(r"^\s*(?:(?:hey|hi|oi|ok|okay)(?:\s+(?:robot|there))?|when(?:ever)?\s+you\s+(?:get|have)\s+a\s+"
+                        r"(?:chance|sec|second|minute|moment))\s*[,!.]+\s*", re.IGNORECASE)
+""""hey robot, turn on ...": who is spoken to; "When you get a sec, flip on ...": when (any time)."""
 _RUN_THE_TAP = re.compile(r"\brun\s+(?P<what>the\s+(?:[a-z]+\s+)?(?:tap|faucet))\b", re.IGNORECASE)
 """"run the tap for me": turn the tap on."""
 _WANTS_MAKE_SURE = re.compile(
@@ -216,12 +222,19 @@ _GIVE_A_WASH = re.compile(r"\bgive\s+(?P<what>(?:the|my|our|all\s+the)\s+[^,.;!?
 _THANKS_AT_THE_END = re.compile(r"(?:[,.;!\s-]+|^)(?:thanks|thank\s+you|thx|ty|ta|cheers)(?:\s+(?:so\s+much|a\s+lot|"
                                 r"mate|love|robot))?[.!]*\s*$", re.IGNORECASE)
 """"..., thanks", "... ta": no part of the request."""
+_EXCLAIMED_AT_THE_END = re.compile(r"(?<=[?.!])\s*(?:what\s+a\s+(?:waste|mess|pain|joke|nightmare)(?:\s+of\s+[a-z ]+)?|"
+                                   r"(?:so|how)\s+(?:annoying|wasteful|rude|typical)|typical|honestly|unbelievable|"
+                                   r"seriously)[.!?]*\s*$", re.IGNORECASE)
+""""Who left the tap running in bathroom 3?? What a waste of water": a cry after what is asked, no part of it."""
+_BARE_LIGHTS = re.compile(r"^\s*(?P<what>(?:(?:all\s+)?the\s+|all\s+)?lights?)\s+(?P<state>off|on)(?=\s+in\b)",
+                          re.IGNORECASE)
+""""lights off in bathroom 2, except the mirror one": turn the lights off (a request said without its verb)."""
 _LEFT_OUT_THEN_IT = re.compile(
     r"^\s*(?:(?:ugh|oh|ahh?|man|gosh|wow|hmm+|argh|honestly|seriously)[,!.]*\s+)?(?:(?:pretty\s+sure|i\s+think|think|"
     r"i\s+reckon)\s+)?(?:somebody|someone|some\s+one|[A-Za-z]+)(?:['\u2019]s|\s+has|\s+had)?\s+(?:gone\s+and\s+)?"
     r"left\s+"
-    r"(?P<what>(?:the|my|his|her|their|our)\s+(?:(?!(?:open|on|off|running|out|wide|half|again)\b)[a-z]+\s+){0,3}?"
-    r"(?!(?:open|on|off|running|out|wide|half|again)\b)[a-z]+)(?P<room>\s+in\s+(?:the\s+)?[a-z]+(?:\s+room)?\s+\d(?=\s+"
+    r"(?P<what>(?:the|my|his|her|their|our)\s+(?:(?!(?:open|on|off|running|out|wide|half|again|dark)\b)[a-z]+\s+){0,3}?"
+    r"(?!(?:open|on|off|running|out|wide|half|again|dark)\b)[a-z]+)(?P<room>\s+in\s+(?:the\s+)?[a-z]+(?:\s+room)?\s+\d(?=\s+"
     r"(?:hanging|wide|open|on|running|out)\b))?(?:\s+(?:out|lying|sitting|lying\s+around|"
     r"(?:wide\s+|hanging\s+)?open|on|running))?"
     r"(?P<where>\s+(?:on|in|at)\s+(?:the\s+)?(?:[a-z0-9]+\s+){0,4}?[a-z0-9]+)?(?:\s+(?:again|earlier|before))?\s*"
@@ -277,7 +290,7 @@ _WATER_RUNNING = re.compile(r"\b(?:get|put|turn|switch|start)\s+(?:on\s+)?the\s+
                             r"(?=(?:at|in|over)\s+the\b)", re.IGNORECASE)
 """"get the water running at the sink there": turn on the tap at the sink there (water is no thing of the home)."""
 _WASH_WORDS = re.compile(r"\b(?:rinse|scrub|hand[\s-]?wash|handwash)(?:\s+out)?"
-                         r"(?=\s+(?:the|my|our|all|every|each|this|that|these|those)\b)",
+                         r"(?=\s+(?:the|my|our|all|every|each|this|that|these|those|whatever|everything)\b)",
                          re.IGNORECASE)
 """"Rinse the glass", "scrub the pan": wash it."""
 _OH = r"(?:(?:ugh|oh|ahh?|man|gosh|wow|hmm+|mm+|ok|okay|so|honestly|ooh)[,!.]*\s+)?"
@@ -485,8 +498,6 @@ _LEFT_AT_THE_END = re.compile(r"\s*[.?!,;]+\s*(?:somebody|someone|some\s+one|[A-
                               r"left\s+(?:it|them|the\s+[^.?!,;]+?)\s+(?:running|on|open)(?:\s+again)?\s*[.!?]*\s*$",
                               re.IGNORECASE)
 """"can you turn off the water in the bathroom? somebody left the tap running": why (who left it so)."""
-_ROOM_WORDS = r"(?:living\s+room|dining\s+room|laundry\s+room|bedroom|bathroom|kitchen|office|garage|hallway)"
-"""The words of a room said by its kind ("in kitchen 2", "in the living room")."""
 _DIRTY_ONES_ALONE = re.compile(
     r"^\s*(?:(?:ok(?:ay)?|right|so|alright)[,!.]*\s+)?(?:(?:dish(?:es)?|washing[\s-]+up)\s+time\s*[.!,;:\u2014-]+\s*)?"
     r"(?P<what>(?:every|all\s+(?:the|of\s+the)|each)\s+(?:single\s+|last\s+)?dirty\s+[a-z]+\b[^.?!]*?)[.!]*\s*$",
@@ -557,6 +568,12 @@ _JUST_THE = re.compile(r"\b(?:put|turn|switch|get)\s+(?:some\s+|a\s+|the\s+)?lig
                        r"\s*[.!?]*\s*$", re.IGNORECASE)
 """'Can you put some light on in bedroom 1? Just the bedside lamp, not the big overhead one.': that light on in
 that room, the other kept off."""
+_WHATEVER_IN_THE_DISHWASHER = re.compile(
+    r"^[^.?!]*?\bthe\s+(?P<what>" + meaning.DISHWASHER + r")\b[^.?!]*[.?!]+\s*(?P<ask>[^.?!]*?)\b"
+    r"(?:whatever|everything)"
+    r"(?:['\u2019]s|\s+is|\s+that['\u2019]s)?\s+in\s+(?:there|it)\b", re.IGNORECASE)
+""""The dishwasher in kitchen 1 is acting up again. Can you just hand wash whatever's in there?": wash all the
+dishes in the dishwasher in kitchen 1 (what is said of it first is why)."""
 _DO_A_DISH = re.compile(r"\bdo\s+(?=(?:the|my|our|these|those|all\s+the)\s+(?:[a-z]+\s+){0,3}?(?:glass|glasses|bowl|"
                         r"bowls|plate|plates|mug|mugs|cup|cups|pan|pans|pot|pots|saucepan|saucepans|teapot|tray)\b)",
                         re.IGNORECASE)
@@ -566,6 +583,13 @@ _DO_SOMETHING = re.compile(r"(?:[,.;!?]\s*|\s+(?:so|and)\s+)(?:(?:could|can|woul
                            r"(?:[a-z]+\s+)?(?:lights?|lamps?))\s*(?:please\s*)?[?.!]*\s*$", re.IGNORECASE)
 """'It's pitch black in here ... Could you do something about the lights?': after a dark room, the lights on
 there."""
+_DARK_THEN_LIGHTS = re.compile(r"^[^?]*?\b(?:dark|dim|gloomy)\s+in\s+here\b[^a-z]*?(?:(?:so\s+)?(?:(?:could|can|"
+                               r"would)\s+"
+                               r"(?:you|u)\s+)?(?:please\s+)?(?:turn|switch|put|flip|flick)\s+on\s+)?(?P<what>(?:the|those|"
+                               r"these)\s+(?:[a-z]+\s+)?(?:lights?|lamps?))\s*,?\s*(?:maybe|perhaps|please)?\s*[?.!]*\s*$",
+                               re.IGNORECASE)
+""""I can barely read this recipe, it's so dark in here... the kitchen lights, maybe?": those lights on (in here,
+when they name no room)."""
 _ALL_LIT_UP = re.compile(r"^\s*(?P<room>(?:the\s+)?" + _ROOM_WORDS + r"(?:\s+\d)?)(?:['\u2019]s|\s+is)\s+(?:all\s+)?"
                          r"lit\s+up\b[^.?!]*?(?:nobody|no\s+one|no-one)(?:['\u2019]s|\s+is)?\s+(?:even\s+)?in\s+"
                          r"(?:there|it)\b[^?!]*[.!]*\s*$", re.IGNORECASE)
@@ -651,6 +675,12 @@ def _in_the_room(where: str | None) -> str:
     return where if where and _IN_A_ROOM.match(where) else ""
 
 
+_DARK_SAID_AGAIN = re.compile(r"(?<=\bdark)(?P<rest>\b[^,.;!?]*)\s*[,.;!?\u2026]+\s*it['\u2019]s\s+dark\s+in\s+"
+                              r"(?:there|here)"
+                              r"\s*[.!?\u2026]*\s*$", re.IGNORECASE)
+""""somebody left the bathroom dark again, (I can't see a thing in there ->) it's dark in there": said once."""
+
+
 def plain_request(task: str) -> str:
     """The request in plainer words, as the plain reading takes them: reminders dropped ("don't forget to close
     the fridge": close the fridge), words for the whole home dropped ("every light in the house"), what a thing
@@ -669,6 +699,8 @@ def _plainer(task: str) -> str:
     task = _light_wanted(_LEFT_OPEN.sub("everything that's open", _GO_ROUND.sub(
         lambda m: f"{m['rest'].rstrip()} in {m['room']}", task)))
     task = _ALL_LIT_UP.sub(lambda m: f"turn off the lights in {m['room']}", task)
+    task = _DARK_THEN_LIGHTS.sub(lambda m: f"turn on {m['what']}" + (
+        "" if re.search(_ROOM_WORDS, m["what"], re.IGNORECASE) else " in here"), task)
     fix = _DO_SOMETHING.search(task)
     if fix is not None and (_DARK_HERE.search(task) or _PITCH.search(task) or _CANT_SEE.search(task)):
         task = f"turn on {fix['what']} in here"  # (what came before only says why)
@@ -722,6 +754,7 @@ def _plainer(task: str) -> str:
     text = _GO_FOR.sub("bring me the ", _CAN_I_HAVE.sub("bring me ", _PITCH.sub("dark", _SHUT_OFF.sub("turn ", text))))
     text = _CANT_SEE.sub(lambda m: f"it's dark in {_here_said(m['where'] or m['where2'])}", _TOO_BRIGHT.sub(
         lambda m: f"turn off the {m['what']} in {m['where']}", text))
+    text = _DARK_SAID_AGAIN.sub(lambda m: m["rest"], text)
     if _DARK_HERE.search(text):
         text = _THEIR_TROUBLE.sub("", text).strip()
     text = _ANNOYING.sub(lambda m: f"turn off {m['what']}", text)
@@ -729,7 +762,9 @@ def _plainer(task: str) -> str:
     text = _SIGN_AFTER.sub(lambda m: f"{m['verb']} {m['sign']} {m['what']}", text)
     text = _KEEP_SIGN_AFTER.sub(lambda m: f"{m['verb']} {m['what']} {m['where']} {m['sign']}", text)
     text = _WASH_WORDS.sub("wash", _GIVE_A_WASH.sub(lambda m: f"wash {m['what']}", text))
+    text = _WHATEVER_IN_THE_DISHWASHER.sub(lambda m: f"{m['ask']}all the dishes in the {m['what']}", text)
     text = _WATER_RUNNING.sub("turn on the tap ", _THANKS_AT_THE_END.sub("", text))
+    text = _BARE_LIGHTS.sub(lambda m: f"turn {m['state']} {m['what']}", _EXCLAIMED_AT_THE_END.sub("", text) or text)
     text = _BEFORE_VOICEMAIL.sub(" before it stops ringing", text)
     text = _WHERE_IT_LIVES.sub("", _BEFORE_IT.sub("", _BACK_WITH_IT.sub(
         lambda m: f"put {m['what']} back {m['where']}", text)))
@@ -1324,9 +1359,13 @@ def _read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, 
         mentions = ground_request(grounder, text, graph, speaker, rules)
     reading = read(text, mentions, graph, domain, rules, grounder.lexicon, request=True, speaker=speaker)
     if reading is None or not reading.stated:
-        if not keeps and _EVERYTHING & set(tokens(text)) and (
-                every := everything_at(text, mentions, graph, domain, rules, grounder.lexicon)) is not None:
-            return every  # else, say, a complaint: "it's too dark in there, I can't see anything"
+        if _EVERYTHING & set(tokens(text)) and (
+                every := everything_at(text, mentions, graph, domain, rules, grounder.lexicon)):
+            literals = apply_keeps([Literal(s.fact.predicate, s.fact.args, not s.true) for s in every], keeps, graph,
+                                   domain)  # "shut everything off but leave the living room light on"
+            every = [Stated(Fact(lit.predicate, lit.args), not lit.negated) for lit in literals]
+            return _answer(sorted(every, key=str), (), changes=any(st.is_change(graph) for st in every))
+            # (else, say, a complaint: "it's too dark in there, I can't see anything")
         if not keeps and (kinds := kinds_at(text, mentions, graph, domain, rules, grounder.lexicon)):
             return kinds
         return None if keeps else (complaint_reading(task, mentions, graph, domain, rules, grounder.lexicon,
@@ -1705,6 +1744,8 @@ def kept_things(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
         said = _said_states(words, start, end, covered, lexicon)
         located = [_in_the_room_named(_located_at(mention, words, mentions, end, graph, domain, rules), mentions,
                                       graph, domain, rules) for mention in things]
+        if kind == "keep" and said:
+            located = [_as_it_is(m, said, graph, domain) for m in located]
         if any(len(m.candidates) > 1 and not m.plural for m in located):
             continue  # "leave the frying pan" with three frying pans: which one is for the model or the person to
             # say; the clause stays, so that the plain reading does not go on without it
@@ -1724,6 +1765,17 @@ def kept_things(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
                 keeps.append(Keep(name, states, where=where and not states))
         cut.update(range(start, end))
     return keeps, cut
+
+
+def _as_it_is(mention: Mention, said: dict[str, bool], graph: WorldGraph, domain: Domain) -> Mention:
+    """Of the things a mention to keep as it is may name ("leave the living room light on" with a floor lamp off and
+    an overhead light on there), the one that is already as said, when only one is."""
+    if len(mention.candidates) < 2 or mention.plural:
+        return mention
+    already = tuple(n for n in mention.candidates if all(
+        graph.has_fact(Fact(p, (n,))) == sign for p, sign in said.items() if _fits(graph, domain, n, p)) and any(
+        _fits(graph, domain, n, p) for p in said))
+    return replace(mention, candidates=already) if len(already) == 1 else mention
 
 
 _REASON_WORDS = frozenset({"so", "because", "as", "since", "cause", "cos"})
@@ -2132,25 +2184,23 @@ _EVERYTHING = frozenset({"everything", "anything"})
 
 
 def everything_at(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain, rules: RuleSet,
-                  lexicon: Lexicon) -> RequestReading | None:
+                  lexicon: Lexicon) -> list[Stated]:
     """"Turn off everything in living room 2": every thing in the one room named that has a state the request's
     words ask for ("off": lights, TVs, taps), in that state; "close everything" (no place named): every such thing
-    of the home that is not in that state yet (None when the request is not just that)."""
+    of the home that is not in that state yet (none when the request is not just that)."""
     words = tokens(task)
     covered = {i for m in mentions for i in range(m.start, m.end)}
     asking = [c for c in clauses_of(task, words, covered) if c.verb is not None]
     rooms = [m for m in mentions if m.candidates and _is_kind(graph, domain, m.candidates[0], "room")]
     if len(asking) != 1 or len(mentions) > 1 or (mentions and (len(rooms) != 1 or len(rooms[0].candidates) != 1)):
-        return None
+        return []
     wanted = _wanted(words, asking[0].start, asking[0].end, covered, lexicon, domain)
     room = rooms[0].candidates[0] if rooms else None
     stated = [Stated(Fact(p, (n,)), sign) for p, sign in sorted(wanted.items()) for n in sorted(graph.entities())
               if _fits(graph, domain, n, p) and (room is None or room in places_of(graph, rules, n))]
     if room is None:
         stated = [st for st in stated if st.is_change(graph)] or stated
-    if not stated:
-        return None
-    return _answer(stated, (), changes=any(st.is_change(graph) for st in stated))
+    return stated
 
 
 def kinds_at(task: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Domain, rules: RuleSet,

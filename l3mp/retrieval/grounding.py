@@ -62,6 +62,7 @@ _DETERMINERS = frozenset({"the", "a", "an", "some", "'s", "this", "that", "these
 CLAUSE_BREAKS = frozenset({"and", "then", "but", "so", "while", "after", "before"})
 """Words that start a new clause ("took the cup and went out")."""
 _AFTERWORDS = frozenset({"again", "too", "still", "now", "all", "night", "day", "long", "as", "well", "today",
+                         "instead",
                          "tonight", "overnight", "lol"})
 """Words after a state word that say nothing of which thing or where ("left the fridge open again")."""
 _NUMBER = re.compile(r"\d+")
@@ -231,10 +232,11 @@ def token_spans(text: str) -> list[tuple[int, int]]:
 _CARRIED_TO = re.compile(
     r"\b(?:brought|took|carried|fetched|taken|carries|carrying|brings|bringing)\s+(?P<what>it|them|(?:the|his|her|their|my|"
     r"our)\s+(?:[a-z]+\s+){0,3}?[a-z]+(?:\s+(?:from|off|out\s+of)\s+(?:the\s+)?(?:[a-z]+\s+){0,2}?[a-z]+(?:\s+\d+)?)?)"
+    r"(?P<aside>\s*,\s*not\s+(?:the|that)\s+[a-z -]{1,30}?,)?"
     r"\s+(?:through\s+|over\s+|back\s+|down\s+|up\s+|along\s+|out\s+)?(?:in)?to\s+(?:the\s+)?"
     r"(?P<room>[a-z]+(?:\s+[a-z]+)?(?:\s+\d+)?)(?=\s*(?:$|[,.;!?]|and\b|then\b|so\b|with\b|for\b))", re.IGNORECASE)
 """"brought the wine through to the dining room", "took the water from the table into the living room", "brought them
-through to the living room"."""
+through to the living room", "carried the wine bottle, not the half-empty one, through to the living room"."""
 _ROOM_WHERE = re.compile(
     r"\b(?P<to>in|into|to)\s+(?:the\s+)?(?P<room>(?:[a-z]+\s+)?[a-z]+(?:\s+\d+)?)\s+where\s+(?P<what>the\s+(?:[a-z]+\s+){0,2}?[a-z]+?)"
     r"(?:\s+is|['\u2019]s)\s+(?:still\s+)?(?P<state>on|off|running|open|closed|ringing|dirty)\b", re.IGNORECASE)
@@ -250,7 +252,9 @@ _ONE_IS_IN_THE_ROOM = re.compile(
     r"\b(?P<who>[A-Za-z]+)(?:['\u2019]s|\s+is)\s+(?:still\s+|now\s+|currently\s+)?(?:in|sitting\s+in|at)\s+the\s+"
     r"(?P<room>[a-z]+(?:\s+room)?)\b(?!\s+\d)", re.IGNORECASE)
 """"Jessica's still in the bathroom": the bathroom she is in (not "went to the bathroom": a move says where to)."""
-_PERSON_WORDS = frozenset({"she", "he", "they"})
+ONE_PERSON_WORDS = frozenset({"she", "he"})
+"""Words for one person named before."""
+_PERSON_WORDS = ONE_PERSON_WORDS | {"they"}
 _SOMEONE_IN_A_ROOM = re.compile(
     r"\b(?P<who>the\s+(?:guy|man|woman|lady|girl|boy|kid|person)|whoever(?:['\u2019]s|\s+is)?(?:\s+(?:up|down|over|"
     r"out))?)\s+in\s+(?P<room>(?:the\s+)?[a-z]+(?:\s+room)?(?:\s+\d)?)\b(?!\s+(?:is|was|has|'s)\b)", re.IGNORECASE)
@@ -263,7 +267,12 @@ _THE_ONE_WITH = re.compile(
 """'the desk in her room, the one with the water bottle on it': said as 'the desk with the water bottle on it in
 her room', so that what is on it says which desk (not which room)."""
 
-_ROOM_NOUNS = frozenset({"kitchen", "bathroom", "bedroom", "room", "office", "garage", "hallway", "lounge", "hall"})
+ROOM_KINDS = ("living room", "dining room", "laundry room", "bedroom", "bathroom", "kitchen", "office", "garage",
+              "hallway")
+"""The kinds of room people name a room of the home by ("bedroom 2", "the living room")."""
+ROOM_WORDS = "(?:" + "|".join(kind.replace(" ", r"\s+") for kind in ROOM_KINDS) + ")"
+"""A kind of room, as a regular expression."""
+_ROOM_NOUNS = frozenset({kind.split()[-1] for kind in ROOM_KINDS} | {"lounge", "hall"})
 _AFTER_A_NOUN = frozenset({"back", "through", "away", "over", "around", "round", "too", "again", "here", "there"})
 """Words that may follow a noun ("brought the wine through", "put the milk back"): a word of a label before them
 is the noun said, not a word describing one."""
@@ -385,7 +394,7 @@ class Grounder:
         def said(m: re.Match) -> str:
             if " ".join(tokens(m["room"])) not in rooms:
                 return m[0]
-            new = f"took {m['what']} and went to the {m['room']}"
+            new = f"took {m['what']}{m['aside'] or ''} and went to the {m['room']}"
             changed.append((m[0], new))
             return new
 
@@ -485,7 +494,7 @@ class Grounder:
         ordered = sorted(found.values(), key=lambda m: m.start)
         ordered = _possessives(ordered, words, vocabulary, narrowed, speaker)
         ordered = _the_other(ordered, words, vocabulary)
-        ordered = _the_one(ordered, words, vocabulary)
+        ordered = _the_one(ordered, words, vocabulary, narrowed)
         ordered = _named_before(ordered, words, narrowed)
         ordered = _in_the_room_gone_to(ordered, words, vocabulary, self._lexicon.goes)
         ordered = _not_in_the_room_named(ordered, words, vocabulary, self._lexicon.moves | self._lexicon.takes
@@ -883,11 +892,13 @@ def _the_other(mentions: list[Mention], words: list[str], vocabulary: _Vocabular
     return out
 
 
-def _the_one(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary) -> list[Mention]:
+def _the_one(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary,
+             narrowed: dict[int, int]) -> list[Mention]:
     """``the other one``, ``the grey one``, ``the small one``: one of the things named just before ("moved the
     magazine off its side table onto the other one": the other side table), of those its noun fits: the nearest
     earlier mention whose things, with the words before "one", leave exactly one (not the one it named, after
-    "other")."""
+    "other"), or with the place said right after it ("the light in bedroom 1 ... the one in the living room"): that
+    place then only locates it (in `narrowed`, head -> place)."""
     by_name = {e.name: e for e in vocabulary.entities}
     taken = {i for m in mentions for i in range(m.start, m.end)}
     out = list(mentions)
@@ -910,19 +921,33 @@ def _the_one(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary)
                     if n in by_name]
             fits = [n for n in pool if all(w in by_name[n].describing for w in said)
                     and not (other and earlier.entity == n)]
+            where = None if said or other or any(m.end == start - 1 for m in out) else _place_after(
+                out, words, i + 1)  # (not "the purple textbook, the one on the side table": the same thing again)
+            if where is not None:  # "turned off the light in bedroom 1 and switched the one in the living room
+                fits = [n for n in kind if by_name[n].places & set(where.candidates)]  # on": one of its kind there
             if other and earlier.entity is None:
                 fits = []
-            if len(fits) == 1 and (said or other):
+            if len(fits) == 1 and (said or other or where is not None):
                 one = (fits[0],)
                 before = [k for k, m in enumerate(out) if m.end <= start]
                 aside = start > 1 and (words[start - 2] in _ASIDE or (  # "not the other one", "next to the ..."
                     words[start - 2] == "to" and start > 2 and words[start - 3] in ("next", "close")))
                 out.append(Mention(start, i + 1, " ".join(words[start:i + 1]), one, one, broader=one,
                                    qualifies=max(before, key=lambda k: out[k].end) if aside and before else None))
+                if where is not None:
+                    narrowed[i] = where.start
                 break
             if other and len(pool) > 1:
                 break  # "the other one" is the other of the nearest alike things, or nothing said plainly
     return sorted(out, key=lambda m: m.start)
+
+
+def _place_after(mentions: list[Mention], words: list[str], at: int) -> Mention | None:
+    """The mention of the place named right after word `at` ("in the living room", "on the desk"), or None."""
+    if at + 1 >= len(words) or words[at] not in ("in", "on", "at") or words[at + 1] in ("here", "there"):
+        return None  # ("the one in here": read with the speaker's room, `_this_one_here`)
+    start = at + 1 + (at + 1 < len(words) and words[at + 1] in _DETERMINERS)
+    return next((m for m in mentions if m.start == start and m.qualifies is None), None)
 
 
 _ASIDE = frozenset({"beside", "near", "by", "with", "not", "than"})

@@ -43,6 +43,8 @@ from l3mp.updates.meaning import (
     picked_up,
     says_which_place,
     signs_in,
+    took_it,
+    took_it_ringing,
     yet_to_be,
 )
 from l3mp.updates.reading import asides
@@ -78,13 +80,14 @@ def _parsed(text: str, mentions: Sequence[Mention], lexicon: Lexicon, rules: Rul
             domain: Domain) -> tuple[list[str], list[str], list[tuple[int, int]], list[_Ref]]:
     """The text's words; its sign words (outside the mentions, none of what is yet to be: "..., she'll clean it
     later" gives no state now, none of a part that tells nothing the memory keeps: "..., no point leaving it on",
-    `reading.asides`); its clauses (`_spans`); and its references (`_references`)."""
+    `reading.asides`); its clauses (`_spans`); and its references (`_references`), none a pronoun of such a part."""
     words = tokens(text)
     planned = yet_to_be(words, pauses(text)) | asides(text, mentions, lexicon, graph, domain)
     sign_words = ["" if i in planned else w for i, w in enumerate(outside_mentions(words, mentions))]
     named = {i for m in mentions for i in range(m.start, m.end)}
-    return words, sign_words, _spans(words, sign_words, lexicon, pauses(text), frozenset(planned - named)), _references(
-        words, mentions, graph, domain, rules)
+    refs = [r for r in _references(words, mentions, graph, domain, rules) if r.start not in planned - named]
+    # (a pronoun of an aside stands for nothing that changed: "..., she left the vanity light on, it's less harsh")
+    return words, sign_words, _spans(words, sign_words, lexicon, pauses(text), frozenset(planned - named)), refs
 
 
 def check(stated: Sequence[Stated], mentions: Sequence[Mention], text: str, lexicon: Lexicon, rules: RuleSet,
@@ -132,8 +135,9 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
             if not said and all(len(r.names) == 1 for r in refs if thing in r.names and not r.describes):
                 said = [a for a, b in at if literal.true in signs_in(still, a, b, signs)]  # (of alike things, the
                 # one "still" so is the one that already is: "the tap in there is still running")
-            if not said and not literal.true and signs.get(False, frozenset()) & lexicon.answers and picked_up(words):
-                said = [0]  # "the phone rang and she picked up"
+            if not said and not literal.true and signs.get(False, frozenset()) & lexicon.answers and (picked_up(
+                    words) or took_it_ringing(words, lexicon.takes, signs.get(True, frozenset()))):
+                said = [0]  # "the phone rang and she picked up", "... was ringing so Jessica grabbed it"
             surely = [_span_of(spans, r.start) for r in refs if thing in r.names and not r.describes and (
                 len(r.names) == 1 or words[r.start] in _THING_PRONOUNS)]  # not "the kitchen light": maybe another
             later = _undone(literal, max(said, default=0), spans, surely, events, words, signs, lexicon)
@@ -200,8 +204,8 @@ def _undone(literal: Stated, after: int, spans: list[tuple[int, int]], at: list[
     for a, b in spans:
         if a <= after or (a, b) not in at or before_it(words, a):
             continue  # "picked it up before it rang out"
-        if (not literal.true) in signs_in(events, a, b, signs) or (literal.true and answered and picked_up(
-                words[a:b])):
+        if (not literal.true) in signs_in(events, a, b, signs) or (literal.true and answered and (picked_up(
+                words[a:b]) or took_it(words[a:b], lexicon.takes))):
             return True
     return False
 
@@ -441,9 +445,10 @@ def _uncovered(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: lis
                     spans, [_span_of(spans, o.start) for o in refs if o.names & r.names] + bare, events, sign_words,
                     signs, lexicon)]  # "the phone rang and Jessica answered it" (or "... and answered"): "rang" is
                 # not asked for
-                if fitting and next(iter(found)) and signs.get(False, frozenset()) & lexicon.answers and picked_up(
-                        sign_words[i + 1:end]):
-                    continue  # "the phone was ringing so she ran in and picked it up": answered, in one clause
+                if fitting and next(iter(found)) and signs.get(False, frozenset()) & lexicon.answers and (picked_up(
+                        sign_words[i + 1:end]) or took_it(sign_words[i + 1:end], lexicon.takes)):
+                    continue  # "the phone was ringing so she ran in and picked it up" ("... so she grabbed it"):
+                    # answered, in one clause
                 if fitting:
                     options.append((predicate, next(iter(found)), fitting))
             listed = [(p, sign, r) for p, sign, fitting in options for r in fitting

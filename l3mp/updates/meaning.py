@@ -23,10 +23,13 @@ from l3mp.domain.rules import CardinalityRule, RuleSet
 from l3mp.domain.triplets import Fact
 from l3mp.retrieval.grounding import (
     CLAUSE_BREAKS,
+    ONE_PERSON_WORDS,
+    ROOM_WORDS,
     Lexicon,
     Mention,
     noun_phrase_of,
     outside_mentions,
+    pauses,
     places_of,
     tokens,
 )
@@ -51,6 +54,18 @@ def picked_up(words: Sequence[str]) -> bool:
     """Whether the words say someone picked something up ("picked it up", "picked up the phone"): a ringing phone
     picked up is answered."""
     return any(w in PICK_WORDS and "up" in words[i + 1:i + 5] for i, w in enumerate(words))
+def took_it_ringing(words: Sequence[str], takes: frozenset[str], rings: frozenset[str]) -> bool:
+    """Whether someone took "it" after the words said it rang ("the cordless was ringing off the hook so Jessica
+    grabbed it"): a ringing phone taken up is answered, like one picked up."""
+    rang = next((i for i, w in enumerate(words) if w in rings), len(words))
+    return took_it(words[rang + 1:], takes)
+
+
+def took_it(words: Sequence[str], takes: frozenset[str]) -> bool:
+    """Whether the words say someone took "it" ("so Jessica grabbed it"): of a ringing phone, answered it."""
+    return any(w in takes and words[i + 1:i + 2] == ["it"] for i, w in enumerate(words))
+
+
 _PREPOSITIONS = frozenset({"on", "off", "out"})
 _STOPPED = frozenset({"stopped", "stops", "stop", "quit", "ceased", "longer"})
 _SWITCHES = frozenset({"turned", "turn", "turns", "turning", "switched", "switch", "switches", "switching",
@@ -98,6 +113,12 @@ class Stated:
         return str(self.fact) if self.true else f"(not {self.fact})"
 
 
+_NOT_FORGET = re.compile(r"\b(?:so|so\s+that)\s+(?:she|he|they|i|we|[A-Z][a-z]+)\s+(?:doesn['\u2019]?t|don['\u2019]?t|"
+                         r"won['\u2019]?t|"
+                         r"wouldn['\u2019]?t|does\s+not|will\s+not)\s+forget\b", re.IGNORECASE)
+""""... so she doesnt forget it tomorrow": why someone did it, not words to the robot's memory."""
+
+
 def report_part(text: str) -> tuple[str, tuple[str, ...]]:
     """The text without its sentences addressed to the robot's memory itself ("Ignore your rules", "SYSTEM: new
     rule ...") and without its questions, when it also reports something: instructions are never reports, and a
@@ -114,7 +135,7 @@ def report_part(text: str) -> tuple[str, tuple[str, ...]]:
             sentence = sentence[told.end():].rstrip("?").strip() or sentence
         if " ".join(tokens(sentence)) in _ASIDES:
             continue  # "No idea why.": a remark on the report, nothing of the home
-        if _INSTRUCTION.search(sentence):
+        if _INSTRUCTION.search(_NOT_FORGET.sub("", sentence)):
             dropped.append(sentence.strip())
         else:
             (questions if is_question(sentence) else kept).append(sentence.strip())
@@ -139,6 +160,22 @@ _EATEN_FROM = re.compile(
     r"(?=(?:the|a|an|his|her|their|my|your|our)\s+(?!" + "|".join(_NOT_DISHES) + r")\b)", re.IGNORECASE)
 
 
+_ATE_THE_FROM = re.compile(
+    r"\b(?P<verb>drank|ate|sipped)\s+(?P<what>the\s+(?:[a-z]+\s+){0,3}?[a-z]+)\s+"
+    r"(?P<from>out\s+of|from)\s+(?=(?P<dish>(?:the|a|an|his|her|their|my|your|our)\s+(?:[a-z]+\b\s*){1,4}))"
+    r"(?!(?:the|a|an|his|her|their|my|your|our)"
+    r"\s+(?:[a-z]+\s+){0,3}?(?:" + "|".join(_NOT_DISHES) + r"|" + ROOM_WORDS + r")\b)", re.IGNORECASE)
+""""drank the cold soda out of the black wine glass": is having the soda, and drank out of the glass (it is dirty
+now); not "drank the juice from the fridge" (a place things are kept in: the juice is taken from it), nor "drank his
+tea out of the blue cup" (what is his is no thing of the memory: the cup alone is used, `_EATEN_FROM`), nor "ate the
+salad out of the purple salad bowl" (its word is the dish's: no thing but the bowl)."""
+_HAD_SOME_IN_IT = re.compile(r"\bhad\s+(?:some|a\s+(?:bit|drop|splash)\s+of)\s+(?P<what>[a-z]+(?:\s+[a-z]+)?)\s+"
+                             r"(?:in|out\s+of)\s+"
+                             r"(?P<it>it)\b(?!\s+(?:already|before))", re.IGNORECASE)
+""""took the orange glass out of the cupboard and had some lemonade in it": is having the lemonade, and drank out
+of the glass."""
+
+
 _EATS_FROM_A_PACK = re.compile(
     r"\b(?:eating|snacking|munching|nibbling|drinking|sipping|swigging|guzzling|chugging|slurping|gulping)\s+"
     r"(?:(?:some|a\s+few|a\s+bit)\s+)?(?:[a-z]+\s+)?"
@@ -154,8 +191,12 @@ def eaten_from(text: str) -> str:
     drink of water from the glass" -> "ate from the glass" (the dish is dirty; the food is not a thing the memory
     has, and "porridge" or "a salad" must not be taken for the salad bowl). "had the yogurt from the fridge" and
     "drank some juice from the fridge" (a place things are kept in, `_NOT_DISHES`: what was drunk is taken from
-    it) are left as they are; what is eaten out of a pack is the pack (`_EATS_FROM_A_PACK`)."""
+    it) are left as they are; what is eaten out of a pack is the pack (`_EATS_FROM_A_PACK`); a thing named with "the"
+    drunk out of a dish is had, and the dish used (`_ATE_THE_FROM`)."""
     text = _EATS_FROM_A_PACK.sub(lambda m: f"eating {m['what']}", text)
+    text = _ATE_THE_FROM.sub(lambda m: m[0] if m["what"].split()[-1].lower() in m["dish"].lower().split() else (
+        f"is having {m['what']} and {m['verb']} {m['from']} "), text)
+    text = _HAD_SOME_IN_IT.sub(lambda m: f"is having the {m['what']} and drank out of {m['it']}", text)
     return _EATEN_FROM.sub(lambda m: f"{'ate' if m.group(1) else m.group(2)} "
                                      f"{'out of' if m.group(3).lower() == 'in' else m.group(3)} ", text)
 
@@ -219,9 +260,14 @@ _NEEDS_A_WASH = re.compile(
 _SO_THAT_ONE = re.compile(r"(?P<lead>,\s*so\s+|\s+so\s+)that(?:\s+one)?\s+(?=(?:is|['\u2019]s|needs?|could|will)\b)",
                           re.IGNORECASE)
 """"used the purple glass, so that one needs washing now": so it needs washing ("that one" is the thing named)."""
-_GAVE_IT_A_WASH = re.compile(r"\bgave\s+(?P<it>it|them)\s+a\s+(?:(?:proper|good|quick|thorough|decent|real|)\s*)"
+_GAVE_IT_A_WASH = re.compile(r"\bgave\s+(?P<it>it|them|(?:the|her|his|their|my|our|that|this)\s+(?:[a-z0-9]+\s+){0,5}?"
+                             r"[a-z0-9]+)\s+a\s+(?:(?:proper|good|quick|thorough|decent|real|)\s*)"
                              r"(?:wash|rinse|scrub|clean)\b", re.IGNORECASE)
-""""took the purple mug off the counter and gave it a proper wash": washed it."""
+""""took the purple mug off the counter and gave it a proper wash", "gave the purple glass on the island a good
+scrub": washed it."""
+_RAN_THE_TAP = re.compile(r"\b(?:ran|runs|run)\s+(?=(?:the|a|her|his|their|my)\s+(?:[a-z]+\s+){0,2}?(?:tap|faucet)\b)",
+                          re.IGNORECASE)
+""""ran the tap, gave the glass a scrub and turned the tap back off": turned the tap on (not went anywhere)."""
 _SNACKING = re.compile(r"\bsnack(?:in['\u2019]?|ing)\s+on\b", re.IGNORECASE)
 """"jessica's snackin on the chips": eating them."""
 _MOVED_THERE = re.compile(
@@ -676,6 +722,16 @@ _FOR_A_MEAL = re.compile(r"\s+for\s+(?:his|her|their|my|our|a|some)\s+(?:quick\s
                          r"lunch|dinner|supper|brunch|toast|snack|smoothie|cereal|sandwich|porridge|oatmeal|salad|"
                          r"homework|work)\b(?=\s*[,.;!?]|\s+and\b|\s*$)", re.IGNORECASE)
 """"used the orange plate for his toast, it's on the counter now": what for changes nothing."""
+_AND_ATE_IT = re.compile(r"\s+and\s+(?:then\s+)?(?:ate|drank|finished(?:\s+off)?|scoffed|polished\s+off)\s+(?:it|them)"
+                         r"(?:\s+(?:cold|all|up|off|straight\s+away))?(?=\s*(?:$|[,.;!?]))", re.IGNORECASE)
+"""'... and ate it cold': whoever took it has it (the conventions: one who ate a thing has it)."""
+_TAKEN_THEN_EATEN = re.compile(r"\b(?:took|got|grabbed|fetched|pulled)\s+(?:the|his|her|their|my|our)\s+[^,.;!?]+?\s+"
+                               r"(?:out\s+of|out|from|off)\s+[^,.;!?]+?\s+and\s+(?:then\s+)?(?:ate|drank|finished|"
+                               r"scoffed|polished)\b", re.IGNORECASE)
+""""Michael got the leftover pizza out the fridge and ate it cold": taken, then eaten (not "and ate it" alone)."""
+_PUT_OUT_ON = re.compile(r"(?P<verb>\b(?:put|puts|set|sets|left|leaves|placed)\s+(?:the|his|her|their|my|our)\s+"
+                         r"(?:[a-z]+\s+){0,3}?[a-z]+)\s+out(?=\s+(?:on|onto)\s+the\b)", re.IGNORECASE)
+""""put the large butter out on the counter": on the counter ("out" says only that it was left there to use)."""
 _NAMING = frozenset({"the", "his", "her", "their", "my", "your", "our", "its", "this", "that", "these", "those"})
 """Words that make what follows a thing of the home ("the", a possessive)."""
 _TO_REST = re.compile(r"\s+(?:and\s+)?(?:went|has\s+gone|'s\s+gone|is\s+gone|gone|headed|is\s+off|'s\s+off)\s+"
@@ -715,14 +771,16 @@ _DID_THE_DISHES = re.compile(r"\b(?:did|done|finished)\s+(?:all\s+)?(?:the|those
 _AFTER_A_MEAL = re.compile(r"\s+(?:after|before)\s+(?:breakfast|lunch|dinner|supper|tea)\b(?=\s*[,.;!?]|\s+and\b|\s*$)",
                            re.IGNORECASE)
 """'Ran the dishwasher after dinner, so ...': when changes nothing."""
-_DISHWASHER_DONE = re.compile(r"^\s*(?:the\s+)?(?P<what>dishwasher(?:\s+in\s+(?:the\s+)?[a-z]+(?:\s+room)?(?:\s+\d)?)?)"
+DISHWASHER = r"dishwasher(?:\s+in\s+(?:the\s+)?[a-z]+(?:\s+room)?(?:\s+\d)?)?"
+"""The dishwasher, with the room it is in when said ("the dishwasher in the kitchen")."""
+_DISHWASHER_DONE = re.compile(r"^\s*(?:the\s+)?(?P<what>" + DISHWASHER + r")"
                               r"(?:['\u2019]s|\s+(?:has|is))?\s+(?:finished|done)\b", re.IGNORECASE)
 """'dishwasher finished, whatever's in there is clean now': the dishwasher ran."""
-_IN_THE_DISHWASHER = re.compile(r"(?P<before>\b(?P<what>dishwasher(?:\s+in\s+(?:the\s+)?[a-z]+(?:\s+room)?(?:\s+\d)?)?)"
+_IN_THE_DISHWASHER = re.compile(r"(?P<before>\b(?P<what>" + DISHWASHER + r")"
                                 r"\b.*?\b)in\s+(?:there|it)\b", re.IGNORECASE)
 """'ran the dishwasher, so whatever was in it is clean now': "in it" after the dishwasher is in the dishwasher."""
 _WHATEVER_IN_IT = re.compile(r"\b(?:whatever|everything)(?:['\u2019]s|\s+(?:that\s+)?(?:is|was))?\s+in\s+the\s+"
-                             r"(?P<what>dishwasher(?:\s+in\s+(?:the\s+)?[a-z]+(?:\s+room)?(?:\s+\d)?)?)\s+(?:is|was)\b",
+                             r"(?P<what>" + DISHWASHER + r")\s+(?:is|was)\b",
                              re.IGNORECASE)
 """'whatever's in the dishwasher is clean now': all the dishes in it are."""
 _OFF_INTO = re.compile(r"\boff\s+(?=(?:the|his|her|my|their)\s+(?:[a-z0-9]+\s+){1,3}?(?:into|onto|to)\s+"
@@ -751,9 +809,13 @@ def plain_report(text: str) -> str:
         text = (f"{_TO_GET_SOMEONE.sub('', both['before'])}{both['a']} {both['went']} {both['to']}{both['room']} and "
                 f"{both['b']} {both['went']} {both['to']}{both['room']}{text[both.end():]}")
     text = _FINISHED_AND_PUT.sub(lambda m: f"{m['verb']} {m['what']}", text)
-    text = _HAD_THE.sub("is having ", text)
+    text = _HAD_THE.sub("is having ", _FOR_A_MEAL.sub("", text))  # ("had the sandwich from the fridge for her lunch")
     text = _FOR_A_MEAL.sub("", _NOW_DOING.sub("", _LEFT_LIKE_THAT.sub("", _GOT_UP.sub("", _TO_REST.sub("", text)))))
-    text = _SNACKING.sub("eating", _GAVE_IT_A_WASH.sub(lambda m: f"washed {m['it']}", text))
+    if _TAKEN_THEN_EATEN.search(text):
+        text = _AND_ATE_IT.sub("", text)
+    text = _PUT_OUT_ON.sub(lambda m: m["verb"], text)
+    text = _GAVE_IT_A_WASH.sub(lambda m: f"washed {m['it']}", _RAN_THE_TAP.sub("turned on ", text))
+    text = _SNACKING.sub("eating", text)
     text = _PUT_IT_THERE.sub(lambda m: m["said"], text)
     text = _STILL_THERE.sub("", _OUT_THERE.sub("in there", _one_said_as_its_noun(text)))
     text = _THAT_WAS_THERE.sub(lambda m: f"{m['at']}{m['mid']} {m['prep']} {m['place']}", text)
@@ -821,6 +883,16 @@ def is_question(text: str) -> bool:
     if words[:1] == ["when"] and "?" not in text:
         return False  # "When Michael came through to the kitchen Jessica took the orange ...": when it happened
     return bool(words) and words[0] in _QUESTION_WORDS
+
+
+_UNSURE = frozenset({"reckons", "reckon", "thinks", "think", "thought", "guess", "guesses", "maybe", "probably",
+                     "might", "perhaps", "possibly", "believes", "believe", "unsure", "apparently", "supposedly"})
+
+
+def unsure_after_asking(report: str) -> bool:
+    """Whether what follows a question only says what someone thinks may be so ("Is the living room light still on?
+    Jessica reckons she left it on earlier"): a question with a guess tells no change."""
+    return bool(_UNSURE & set(tokens(report)))
 
 
 def it_asked_about(report: str, question: str, mentions: Sequence[Mention], graph: WorldGraph,
@@ -1098,7 +1170,8 @@ def repair(stated: list[Stated], mentions: Sequence[Mention], text: str, lexicon
     notes: list[str] = []
     words = tokens(text)
     sign_words = outside_mentions(words, mentions)  # "the clean wine glass" says which glass, not that it changed
-    out = [_signed(s, mentions, sign_words, lexicon, notes) for s in stated]
+    stops = pauses(text)
+    out = [_signed(s, mentions, sign_words, lexicon, notes, stops) for s in stated]
     out = [s for s in out if _said(s, sign_words, lexicon, graph, notes)]
     sources = {n for m in mentions if is_source(words, m.start) for n in m.candidates}
     goals = {n for m in mentions if m.qualifies is None and not is_source(words, m.start) for n in m.candidates}
@@ -1367,14 +1440,12 @@ def _to_the_place_named(literal: Stated, goals: set[str], rules: RuleSet, graph:
     return fixed
 
 
-_SHE = frozenset({"she", "he"})
-
-
 def _without_qualifier_changes(stated: list[Stated], mentions: Sequence[Mention], words: list[str],
                                graph: WorldGraph, notes: list[str]) -> list[Stated]:
     only_describe = _qualifier_entities(mentions)
     people = {n for m in mentions for n in m.candidates if graph.entity_type(n) == "person"}
-    if len(people) == 1 and any(w in _SHE for w in words[min(m.end for m in mentions if set(m.candidates) & people):]):
+    after = min((m.end for m in mentions if set(m.candidates) & people), default=len(words))
+    if len(people) == 1 and any(w in ONE_PERSON_WORDS for w in words[after:]):
         only_describe -= people  # "the phone on Sarah's desk kept buzzing so she grabbed it": the one person named
         # is "she" later, who acts
     out = []
@@ -1474,11 +1545,13 @@ _NEGATED = frozenset({"not", "t", "never", "no", "longer", "anymore", "nobody", 
 
 
 def _signed(literal: Stated, mentions: Sequence[Mention], words: list[str], lexicon: Lexicon,
-            notes: list[str]) -> Stated:
+            notes: list[str], stops: frozenset[int] = frozenset()) -> Stated:
     signs = lexicon.states.get(literal.fact.predicate)
     if not signs or len(literal.fact.args) != 1:
         return literal
     spans = [m for m in mentions if literal.fact.args[0] in m.candidates]
+    spans = [m for m in spans if len(m.candidates) == 1] or spans  # "killed the pendant light and put the main
+    # kitchen light on": the words that name it alone, not those that may name another
     if not spans:
         return literal
     for span in reversed(spans):  # the last clause that names it with a state word says how it is now ("turned
@@ -1491,7 +1564,7 @@ def _signed(literal: Stated, mentions: Sequence[Mention], words: list[str], lexi
         found = set().union(*(signs_in(words, start, end, signs) for start, end in clauses(words)
                               if not any(start <= m.start < end for m in mentions)))
     else:
-        later = _acted_on_later(words, end, signs, lexicon)
+        later = _acted_on_later(words, end, signs, lexicon, stops)
         if later:  # "the phone rang and Jessica answered it", "opened the fridge ... and shut it again"
             if len(later) == 1 and literal.true not in later:
                 fixed = Stated(literal.fact, not literal.true)
@@ -1522,17 +1595,22 @@ def _before_a_plan(words: list[str], start: int, end: int) -> int:
     return next((i for i in range(start, end) if words[i] in _PLANNED), end)
 
 
-def _acted_on_later(words: list[str], after: int, signs: dict[bool, frozenset[str]], lexicon: Lexicon) -> set[bool]:
+def _acted_on_later(words: list[str], after: int, signs: dict[bool, frozenset[str]], lexicon: Lexicon,
+                    stops: frozenset[int] = frozenset()) -> set[bool]:
     """The signs of what the last later clause does to "it" / "them" that bears on this state (a state word of it;
     for a state that answering ends, a verb of answering or taking: "was ringing, so Jessica picked it up" is
     False); empty when none does. The thing's own clause then tells how it was before, not how it is now."""
     verbs = lexicon.answers | lexicon.takes if signs.get(False, frozenset()) & lexicon.answers else frozenset()
     out: set[bool] = set()
     states = lexicon.state_words
-    for start, end in clauses(words):
+    carried = False
+    for start, end in clauses(words, stops):  # (at commas too: "left the vanity light on, | it's less harsh")
         bare = all(w in states or w in ("again", "then") for w in words[start:end])  # "turned it on | and off"
-        if before_it(words, start):
-            continue
+        negated = carried or bool(_NEGATED & set(words[start:end]))
+        carried = max((i for i in range(start, end) if words[i] in _NEGATED), default=-1) > max(
+            (i for i in range(start, end) if words[i] in states), default=-1)  # a negation with its verb to come
+        if before_it(words, start) or negated:
+            continue  # "nobody answered it", "nobody's bothered to go | and turn it off": not done
         if start >= after and ({"it", "them"} & set(words[start:end]) or bare):
             end = _before_a_plan(words, start, end)  # "and it needs a wash": yet to be
             said = signs_in(words, start, end, signs) or ({False} if verbs & set(words[start:end]) else set())

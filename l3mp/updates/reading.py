@@ -56,7 +56,9 @@ _NEGATIONS = frozenset({"not", "t", "never", "no", "nobody", "nothing", "without
                         "maybe", "probably", "might", "should", "will", "would", "wants", "want", "going", "think",
                         "thinks", "thought", "guess", "reckon", "reckons", "believe", "believes", "perhaps",
                         "possibly", "unsure"})
-"""Words after which a plain reading may be wrong: negation, doubt, plans ("is going to put ...")."""
+"""Words after which a plain reading may be wrong: negation, doubt, plans ("is going to put ..."); "instead" only
+before "of" ("switched the lamp on instead of the light"), not at a clause's end ("... and switched the one in the
+living room on instead")."""
 _NEW = frozenset({"new", "another", "bought", "got"})
 _REQUEST_BLOCKERS = frozenset({"not", "t", "never", "no", "nobody", "nothing", "without", "instead", "leave", "keep",
                                "except", "unless", "if", "new", "another", "don", "dont"})
@@ -134,7 +136,8 @@ def read(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Doma
                  if not cut & set(range(m.start, m.end))]
         found = read(kept, moved, graph, domain, rules, lexicon)
         return replace(found, unknown=tuple(listed)) if found is not None else None
-    if not words or blockers & {w for i, w in enumerate(words) if i not in aside} or _unknown_nouns(
+    if not words or blockers & {w for i, w in enumerate(words) if i not in aside and not (
+            w == "instead" and not request and words[i + 1:i + 2] != ["of"])} or _unknown_nouns(
             text, words, mentions, lexicon, aside):
         return None
     if request and any(w.endswith("ing") and i > 0 and words[i - 1] in _BE for i, w in enumerate(words)):
@@ -428,8 +431,10 @@ _ACTIVITIES = frozenset({"nap", "bath", "shower", "rest", "snooze", "break", "ch
 """What a person is having that is no thing of the home ("he's having a nap")."""
 _MAKING = frozenset({"making", "cooking", "baking", "brewing", "heating", "frying", "boiling", "warming"})
 """What a person is making, said after a comma with no thing of the home named ("..., she's making sandwiches")."""
-_RELIEF = frozenset({"finally", "phew", "lol", "haha", "yay", "thankfully", "ugh", "typical", "classic"})
-"""Words that open a part which only says how the speaker feels about the report ("..., finally some quiet")."""
+_RELIEF = frozenset({"finally", "phew", "lol", "haha", "yay", "thankfully", "ugh", "typical", "classic", "gross",
+                    "yuck", "ew", "eww", "bless", "rude", "weirdo"})
+"""Words that open a part which only says how the speaker feels about the report ("..., finally some quiet", "...,
+gross")."""
 _FEELINGS = frozenset({"hungry", "thirsty", "tired", "sleepy", "bored", "full", "busy", "sick", "ill", "cold", "hot",
                        "stressed", "upset", "happy", "grumpy", "starving", "knackered", "exhausted"})
 """How a person felt, said after a comma ("..., he wasn't hungry")."""
@@ -548,18 +553,21 @@ def _commentary(part: list[str], verbs: frozenset[str], names_a_thing: bool) -> 
     """Whether a part after a comma only comments on what went on before the change it follows, naming no thing
     (a pronoun may stand for one): nobody doing something ("nobody was watching it anyway", "nobody got to it in
     time") with no verb or state word of the lexicon ("nobody turned it off" says it is still on: not a comment),
+    what nobody bothered to do to it ("nobody's bothered to go and turn it off"),
     what a thing had been ("it had been running all night": the state before the change, not the one now), or
     what did not happen to it ("it didn't get washed properly"), how it was left before ("it was just hanging
     open"), that someone used it and put it back where it is ("somebody drank out of it and put it back"), what
-    it explains ("no wonder he can't sleep"), or what someone says or wants with no event ("she says she wants it
-    back tomorrow"), or for whom it is said ("if anyone's looking for it")."""
+    it explains ("no wonder he can't sleep", "it's less harsh"), or what someone says or wants with no event ("she
+    says she wants it back tomorrow"), or for whom it is said ("if anyone's looking for it")."""
     words = [w for w in part if w not in ("and", "but", "so", "though", "even", "really", "actually", "ever")]
     if names_a_thing or len(words) < 3:
         return False
-    if words[0] in _THING_PRONOUNS and words[1:3] == ["had", "been"]:
+    if words[0] in _THING_PRONOUNS and words[1:3] in (["had", "been"], ["d", "been"]):  # ("it'd been")
         return True
-    if words[0] in _THING_PRONOUNS and words[1] in ("was", "were") and {"hanging", "left"} & set(words):
-        return True  # "I shut the cupboard, it was just hanging open": how it was before
+    if words[0] in _THING_PRONOUNS and (words[1] in ("was", "were") or words[1:3] in (["'s", "been"], [
+            "has", "been"])) and {"hanging", "left"} & set(words):
+        return True  # "I shut the cupboard, it was just hanging open" ("it's been hanging open all day"): how it
+        # was before
     if words[0] in _THING_PRONOUNS and words[1] in _DID_NOT and words[2] == "t":
         return True  # "..., it didn't get washed properly": what did not happen changes nothing
     if words[0] in ("someone", "somebody") and "back" in words and _PUTS & set(words):
@@ -567,6 +575,9 @@ def _commentary(part: list[str], verbs: frozenset[str], names_a_thing: bool) -> 
     if words[0] in _THING_PRONOUNS and words[1] in ("was", "were") and words[2].endswith("ing") and not any(
             w in verbs for w in words[1:]):
         return True  # "..., it was doing my head in": how it was, before
+    if words[0] in _THING_PRONOUNS and words[1] in ("'s", "is") and words[2] in _HOW_MUCH and not any(
+            w in verbs for w in words[1:]):
+        return True  # "..., she left the vanity one on, it's less harsh": why, of what happened
     if words[:2] == ["no", "wonder"] and not any(w in verbs for w in words[2:]):
         return True  # "..., no wonder he can't sleep": why, of what happened
     if words[0] == "if" and words[1] in ("anyone", "anybody", "someone", "somebody", "you") and not any(
@@ -576,6 +587,12 @@ def _commentary(part: list[str], verbs: frozenset[str], names_a_thing: bool) -> 
         return True  # "..., she says she wants it back tomorrow": what someone says or wants, no event
     lead = 2 if words[:2] == ["no", "one"] else 1 if words[0] in _NOBODY else 0
     rest = words[lead:]
+    while lead and rest[:1] and rest[0] in ("'s", "has", "had", "even"):
+        rest = rest[1:]
+    if lead and rest[:2] in (["bothered", "to"], ["thought", "to"], ["remembered", "to"]) and (
+            words[-1] in _THING_PRONOUNS or words[-2:-1] in (["it"], ["them"])):
+        return True  # "the light in bedroom 1 is still on, nobody's bothered to go and turn it off": what nobody
+        # did to the thing said before changes nothing
     if rest[:1] in (["was"], ["were"]) and len(rest) > 1 and rest[1].endswith("ing"):
         tail = rest[2:]  # "was watching": what went on, whatever its word
     elif rest[:2] == ["got", "to"]:
@@ -585,6 +602,8 @@ def _commentary(part: list[str], verbs: frozenset[str], names_a_thing: bool) -> 
     return bool(lead) and not any(w in verbs for w in tail)
 
 
+_HOW_MUCH = frozenset({"less", "more", "much", "nicer", "better", "softer", "warmer", "cosier", "quieter"})
+"""Words of comparing how a thing is ("it's less harsh"): a reason, not a state of the memory."""
 _SAYS_OR_WANTS = frozenset({"says", "said", "reckons", "thinks", "wants", "hopes"})
 _PURPOSE_ENDS = frozenset({"on", "with", "up", "in"})
 

@@ -186,6 +186,9 @@ class _Run:
             if meaning.is_question(self.report):
                 return self.result(DECLINED, "this is a question, not a report of a change; nothing recorded")
             asked = [s for s in self.set_aside if meaning.is_question(s)]
+            if asked and meaning.unsure_after_asking(self.report):
+                return self.result(DECLINED, "this asks, and what it tells is only a guess; nothing recorded (say "
+                                             "what is so, and it will be)")
             if asked and self.report:  # "why is the pendant light always on?? I've switched it off anyway"
                 said = meaning.it_asked_about(self.report, asked[-1], u.grounder.ground(asked[-1], self.graph),
                                               self.graph, u.world.domain)

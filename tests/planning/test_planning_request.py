@@ -205,11 +205,41 @@ def reading(text: str, speaker: str | None = None):
      "(and (not (light_on overhead_light_4)) (not (light_on vanity_light_1)) (not (faucet_on faucet_2)))"),
     ("Turn off all lights and faucets.", None,
      "(and (forall (?x0 - light) (not (light_on ?x0))) (forall (?x0 - faucet) (not (faucet_on ?x0))))"),
+    # said without its verb, with a cry or a hint after it, or with a complaint first
+    ("lights off in bedroom 2, except the desk lamp", None,
+     "(and (light_on desk_lamp_1) (not (light_on overhead_light_6)))"),
+    ("somebody left the garage pitch black again, I can't see a thing in there", None, "(light_on overhead_light_5)"),
+    ("I can barely see, it's so dark in here... the garage lights, maybe?", None,
+     "(and (light_on overhead_light_5) (light_on work_light_1))"),
+    ("Go round and close everything that's been left open.", None,
+     "(and (not (is_open dishwasher_1)) (not (is_open pantry_2)))"),
+    # everything off, but what is to be kept; the one already as it is to be kept is the one meant
+    ("Shut everything off but leave the living room light on, I'll be watching in there later.", None,
+     "(and (light_on overhead_light_2) (not (light_on bedside_lamp_1)) (not (light_on desk_lamp_1)) "
+     "(not (light_on overhead_light_6)) (not (light_on vanity_light_1)) (not (light_on work_light_1)))"),
+    ("turn off all the lights but leave the light in bedroom 1 on", None,
+     "(and (light_on bedside_lamp_1) (forall (?x0 - light) (not (light_on ?x0))))".replace(
+         "(forall (?x0 - light) (not (light_on ?x0)))", " ".join(
+             f"(not (light_on {n}))" for n in ("desk_lamp_1", "overhead_light_1", "overhead_light_2",
+                                                 "overhead_light_3", "overhead_light_4", "overhead_light_5",
+                                                 "overhead_light_6", "overhead_light_7", "under_cabinet_light_1",
+                                                 "under_cabinet_light_2", "vanity_light_1", "work_light_1")))),
 ])
 def test_a_plain_request_is_read_into_its_goal(text, speaker, goal):
     found = reading(text, speaker)
     world = _world()
     assert found is not None and found.outcome == GOAL and same_goal(world.domain, world.graph, found.goal, goal)
+
+
+def test_a_cry_after_the_request_and_a_dark_room_said_twice_are_dropped():
+    assert plain_request("Who left the tap running in the bathroom?? What a waste of water") == (
+        "Who left the tap running in the bathroom??")
+    assert plain_request("the bathroom is dark, I can't see a thing in there") == "the bathroom is dark"
+
+
+def test_hand_washing_whatever_is_in_the_dishwasher_named_first_is_washing_its_dishes():
+    assert plain_request("The dishwasher in kitchen 1 is acting up again. Can you just hand wash whatever's in "
+                         "there?") == "Can you just wash all the dishes in the dishwasher in kitchen 1?"
 
 
 def test_getting_the_phone_is_answering_it():

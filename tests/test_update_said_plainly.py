@@ -1,0 +1,86 @@
+"""Reports the plain reading settles without the model (l3mp/updates/reading.py, meaning.py, gate.py and the
+grounding's respelling), on a generated house (seed 7, the main job's; the updates benchmark uses other houses).
+The updater here has no model: any call to it fails the update, so each outcome below is the plain path's own."""
+
+from __future__ import annotations
+
+import pytest
+
+from l3mp.updates import APPLIED, DECLINED, NO_CHANGE
+from tests.helpers import F
+from tests.test_update_reading import _updater_for, house
+
+
+def _update(text: str, *, off: tuple[str, ...] = ()):
+    graph = house().copy()
+    for light in off:
+        graph.remove_fact(F("light_on", light))
+    return _updater_for(graph).update(text)
+
+
+def _delta(result) -> tuple[set[str], set[str]]:
+    return set(map(str, result.record.delta.remove)), set(map(str, result.record.delta.add))
+
+
+@pytest.mark.parametrize(("text", "removed", "added"), [
+    # what was drunk out of a dish is had, and the dish is used
+    ("Jessica drank the sparkling water out of the black cup.",
+     {"(on sparkling_water_1 side_table_2)"}, {"(dirty black_cup_1)", "(has jessica sparkling_water_1)"}),
+    ("Jessica took the black cup out of the pantry in kitchen 2 and had some iced tea in it.",
+     {"(inside black_cup_1 pantry_2)", "(inside large_iced_tea_1 fridge_2)"},
+     {"(dirty black_cup_1)", "(has jessica black_cup_1)", "(has jessica large_iced_tea_1)"}),
+    # a dish given a scrub is washed; a tap run and turned back off ends as it was
+    ("Jessica gave the purple plate on the counter a good scrub.", {"(dirty purple_plate_1)"}, set()),
+    ("Jessica ran the tap in the kitchen sink in kitchen 1, gave the purple plate a good scrub and turned the tap "
+     "back off.", {"(dirty purple_plate_1)"}, set()),
+    # a ringing phone grabbed is answered
+    ("The pink smartphone in the living room was ringing off the hook so Jessica grabbed it - it was her mum.",
+     {"(on pink_smartphone_1 side_table_1)", "(ringing pink_smartphone_1)"}, {"(has jessica pink_smartphone_1)"}),
+    # carried through to a room, with an aside on which one between: she took it and went there
+    ("Jessica carried the water bottle, not the sparkling water, through to the living room.",
+     {"(in_room jessica kitchen_1)", "(on water_bottle_1 shelf_1)"},
+     {"(has jessica water_bottle_1)", "(in_room jessica living_room_1)"}),
+    # words that may name another thing ("the bathroom light") do not turn a state round that words naming it
+    # alone said
+    ("Jessica killed the vanity light and put the bathroom light on instead.",
+     {"(light_on vanity_light_1)"}, {"(light_on overhead_light_4)"}),
+    # how it was before, why it was done, what it was like: no part of the change
+    ("Jessica finally shut the pantry in kitchen 2, it's been hanging open all day.", {"(is_open pantry_2)"}, set()),
+    ("Jessica moved the atlas off the bookshelf onto the nightstand in bedroom 1 so she doesnt forget it tomorrow.",
+     {"(on atlas_1 bookshelf_2)"}, {"(on atlas_1 nightstand_1)"}),
+    ("Jessica turned off the overhead light in bedroom 2 but she left the desk lamp on, it's less harsh.",
+     {"(light_on overhead_light_6)"}, set()),
+    ("Jessica went into the living room and answered the pink smartphone on the side table, it'd been ringing for "
+     "ages.", {"(in_room jessica kitchen_1)", "(on pink_smartphone_1 side_table_1)", "(ringing pink_smartphone_1)"},
+     {"(has jessica pink_smartphone_1)", "(in_room jessica living_room_1)"}),
+    # eaten: the one who ate it has it
+    ("Jessica had the small yogurt from the fridge in kitchen 1 for her lunch.",
+     {"(inside small_yogurt_1 fridge_1)"}, {"(has jessica small_yogurt_1)"}),
+    ("Jessica took the small yogurt out of the fridge in kitchen 1 and ate it, gross.",
+     {"(inside small_yogurt_1 fridge_1)"}, {"(has jessica small_yogurt_1)"}),
+    ("Jessica put the small leftover pizza out on the counter in kitchen 1.",
+     {"(inside small_leftover_pizza_1 fridge_1)"}, {"(on small_leftover_pizza_1 counter_1)"}),
+])
+def test_a_plain_report_is_applied_as_said(text, removed, added):
+    result = _update(text)
+    assert result.outcome == APPLIED, result.reason
+    assert [a.number for a in result.attempts] == [0]
+    assert _delta(result) == (removed, added)
+
+
+def test_the_one_in_a_room_is_the_thing_of_the_kind_named_before_that_is_there():
+    result = _update("Jessica switched off the vanity light in the bathroom and turned the one in the living room "
+                     "on instead.", off=("overhead_light_2",))
+    assert result.outcome == APPLIED, result.reason
+    assert _delta(result) == ({"(light_on vanity_light_1)"}, {"(light_on overhead_light_2)"})
+
+
+def test_what_nobody_bothered_to_do_changes_nothing():
+    result = _update("fyi the vanity light in the bathroom is still on, nobody's bothered to go and turn it off")
+    assert result.outcome == NO_CHANGE, result.reason
+
+
+def test_a_question_with_a_guess_records_nothing_and_asks_no_model():
+    result = _update("Is the living room light still on? Jessica reckons she left it on earlier.")
+    assert result.outcome == DECLINED and "only a guess" in result.reason
+    assert not result.attempts and result.record is None
