@@ -53,6 +53,13 @@ def _delta(result) -> tuple[set[str], set[str]]:
     ("Jessica went into the living room and answered the pink smartphone on the side table, it'd been ringing for "
      "ages.", {"(in_room jessica kitchen_1)", "(on pink_smartphone_1 side_table_1)", "(ringing pink_smartphone_1)"},
      {"(has jessica pink_smartphone_1)", "(in_room jessica living_room_1)"}),
+    ("Jessica put the atlas on the kitchen table in kitchen 1, she's taking a break from revising.",
+     {"(on atlas_1 bookshelf_2)"}, {"(on atlas_1 kitchen_table_1)"}),
+    ("The atlas is on the kitchen table in kitchen 1 now, dunno who moved it.",
+     {"(on atlas_1 bookshelf_2)"}, {"(on atlas_1 kitchen_table_1)"}),
+    ("Oh, Jessica is in the garage now by the way.", {"(in_room jessica kitchen_1)"}, {"(in_room jessica garage_1)"}),
+    ("Jessica went to the garage and switched the work light off in there, think she's having a lie-down.",
+     {"(in_room jessica kitchen_1)", "(light_on work_light_1)"}, {"(in_room jessica garage_1)"}),
     # eaten: the one who ate it has it
     ("Jessica had the small yogurt from the fridge in kitchen 1 for her lunch.",
      {"(inside small_yogurt_1 fridge_1)"}, {"(has jessica small_yogurt_1)"}),
@@ -75,8 +82,12 @@ def test_the_one_in_a_room_is_the_thing_of_the_kind_named_before_that_is_there()
     assert _delta(result) == ({"(light_on vanity_light_1)"}, {"(light_on overhead_light_2)"})
 
 
-def test_what_nobody_bothered_to_do_changes_nothing():
-    result = _update("fyi the vanity light in the bathroom is still on, nobody's bothered to go and turn it off")
+@pytest.mark.parametrize("text", [
+    "fyi the vanity light in the bathroom is still on, nobody's bothered to go and turn it off",
+    "The blue phone on the nightstand has started buzzing, someone's trying to call.",
+])
+def test_what_nobody_did_or_who_did_it_changes_nothing(text):
+    result = _update(text)
     assert result.outcome == NO_CHANGE, result.reason
 
 
@@ -84,3 +95,18 @@ def test_a_question_with_a_guess_records_nothing_and_asks_no_model():
     result = _update("Is the living room light still on? Jessica reckons she left it on earlier.")
     assert result.outcome == DECLINED and "only a guess" in result.reason
     assert not result.attempts and result.record is None
+
+
+@pytest.mark.parametrize("text", ["The plate is still on the kitchen island.",
+                                  "The plate's still sat on the kitchen island."])
+def test_where_a_thing_still_is_is_the_place_of_that_kind_it_is_at(text):
+    result = _update(text)  # two kitchen islands; the plate is on the second
+    assert result.outcome == NO_CHANGE, result.reason
+    assert "(on plate_1 kitchen_island_2)" in result.reason
+
+
+def test_what_is_still_where_it_was_after_a_change_is_no_part_of_it():
+    result = _update("Jessica put the yellow cup in the pantry in kitchen 1; the plate's still sat on the kitchen "
+                     "island though.")
+    assert result.outcome == APPLIED, result.reason
+    assert _delta(result) == ({"(inside yellow_cup_1 dishwasher_1)"}, {"(inside yellow_cup_1 pantry_1)"})

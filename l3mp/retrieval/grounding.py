@@ -921,6 +921,9 @@ def _the_one(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary,
                     if n in by_name]
             fits = [n for n in pool if all(w in by_name[n].describing for w in said)
                     and not (other and earlier.entity == n)]
+            alike = [n for n in fits if n in (*earlier.broader, *earlier.alternatives)]
+            fits = alike if len(alike) == 1 and said and not other else fits  # "the serving dish ..., the blue one":
+            # the blue serving dish, not any blue dish
             where = None if said or other or any(m.end == start - 1 for m in out) else _place_after(
                 out, words, i + 1)  # (not "the purple textbook, the one on the side table": the same thing again)
             if where is not None:  # "turned off the light in bedroom 1 and switched the one in the living room

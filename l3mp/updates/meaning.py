@@ -722,6 +722,9 @@ _FOR_A_MEAL = re.compile(r"\s+for\s+(?:his|her|their|my|our|a|some)\s+(?:quick\s
                          r"lunch|dinner|supper|brunch|toast|snack|smoothie|cereal|sandwich|porridge|oatmeal|salad|"
                          r"homework|work)\b(?=\s*[,.;!?]|\s+and\b|\s*$)", re.IGNORECASE)
 """"used the orange plate for his toast, it's on the counter now": what for changes nothing."""
+_BY_THE_WAY = re.compile(r"\s*,?\s*\b(?:by\s+the\s+way|btw)\b(?=\s*[.!?]*\s*$)|^\s*(?:by\s+the\s+way|btw)\b\s*,?\s*",
+                         re.IGNORECASE)
+""""Michael's in the kitchen now by the way": only how it is said."""
 _AND_ATE_IT = re.compile(r"\s+and\s+(?:then\s+)?(?:ate|drank|finished(?:\s+off)?|scoffed|polished\s+off)\s+(?:it|them)"
                          r"(?:\s+(?:cold|all|up|off|straight\s+away))?(?=\s*(?:$|[,.;!?]))", re.IGNORECASE)
 """'... and ate it cold': whoever took it has it (the conventions: one who ate a thing has it)."""
@@ -809,7 +812,8 @@ def plain_report(text: str) -> str:
         text = (f"{_TO_GET_SOMEONE.sub('', both['before'])}{both['a']} {both['went']} {both['to']}{both['room']} and "
                 f"{both['b']} {both['went']} {both['to']}{both['room']}{text[both.end():]}")
     text = _FINISHED_AND_PUT.sub(lambda m: f"{m['verb']} {m['what']}", text)
-    text = _HAD_THE.sub("is having ", _FOR_A_MEAL.sub("", text))  # ("had the sandwich from the fridge for her lunch")
+    text = _HAD_THE.sub("is having ", _FOR_A_MEAL.sub("", _BY_THE_WAY.sub("", text)))  # ("had the sandwich from
+    # the fridge for her lunch")
     text = _FOR_A_MEAL.sub("", _NOW_DOING.sub("", _LEFT_LIKE_THAT.sub("", _GOT_UP.sub("", _TO_REST.sub("", text)))))
     if _TAKEN_THEN_EATEN.search(text):
         text = _AND_ATE_IT.sub("", text)

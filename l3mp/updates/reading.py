@@ -79,7 +79,7 @@ _TOWARDS = frozenset({"to", "into", "onto"})
 """Words of where a thing taken was carried ("took the book to the desk"); not "in" or "on", which may say where
 it was ("took the mug on the counter")."""
 _FILLERS = frozenset({"down", "back", "up", "away", "out", "over", "there", "still", "upstairs", "downstairs",
-                      "already", "just", "finally", "currently"})
+                      "already", "just", "finally", "currently", "sat", "sitting", "stood", "standing", "lying"})
 _BE = frozenset({"is", "'s", "are", "was", "were", "now"})
 _DETERMINERS = frozenset({"the", "a", "an", "his", "her", "their", "my", "our", "your"})
 _OUGHT = frozenset({"should", "must", "ought", "needs", "need", "to", "be", "really", "belongs", "goes", "go",
@@ -449,13 +449,21 @@ def _remark(part: list[str], verbs: frozenset[str]) -> bool:
     or thinks of it ("..., he says there's nothing worth watching tonight": a person pronoun and a word of saying
     first; "..., says she'll give it back tomorrow"; "..., hope nobody wanted it"), or what someone was doing,
     opened by an -ing word ("..., planning the holiday apparently", "..., chatting away now") with no verb or state
-    word of the lexicon and no "it" or "them"."""
+    word of the lexicon and no "it" or "them", or having a rest ("..., think she's having a lie-down"), or who did
+    it ("..., dunno who moved it", "..., someone's trying to call")."""
     words = [w for w in part if w not in ("and", "but", "so")]
     if not words:
         return False
     if words[:3] in (["don", "t", "ask"], ["dont", "ask", "me"]) or words[:2] in (["no", "idea"], ["dunno", "why"],
                                                                                 ["who", "knows"]):
         return not (set(words) & verbs)  # "... Don't ask me why", "..., no idea why": nothing of the home
+    if words[:2] in (["dunno", "who"], ["dunno", "how"], ["dunno", "when"]) or words[:3] in (["no", "idea", "who"], [
+            "no", "idea", "how"]):
+        return True  # "the notebook's on the coffee table now, dunno who moved it": who did it, not what is so
+    if words[:1] in (["someone"], ["somebody"]) and words[1:3] in (["'s", "trying"], ["is", "trying"]):
+        return True  # "the smartphone's started buzzing, someone's trying to call": who rings it
+    if words[:2] == ["good", "luck"]:
+        return True  # "..., so good luck changing the channel"
     if words[:2] in (["no", "point"], ["no", "sense"]) or words in (["i", "did", "it"], ["i", "did"]):
         return True  # "..., no point leaving it on", "It's off now, I did it": why, or who
     if words[0] in _RELIEF and not (set(words) & verbs) and not _THING_PRONOUNS & set(words):
@@ -463,6 +471,10 @@ def _remark(part: list[str], verbs: frozenset[str]) -> bool:
     while len(words) > 3 and words[-2:] in (["i", "guess"], ["i", "think"], ["i", "reckon"], ["i", "suppose"]):
         words = words[:-2]  # "..., looking for a snack I guess": what someone was doing, whatever the doubt
     lead = next((len(d) for d in _LEADS_OF_DOUBT if words[:len(d)] == d), 0)
+    if len(words) > lead + 4 and words[lead] in _PERSON_PRONOUNS and words[lead + 1] in ("'s", "is") and (
+            words[lead + 2] in ("having", "taking") and words[lead + 3] in ("a", "an")
+            and words[lead + 4] in _ACTIVITIES):
+        return True  # "..., (think) she's having a lie-down", "..., she's taking a break from revising"
     if lead and len(words) > lead + 2 and words[lead] in _PERSON_PRONOUNS and words[lead + 1] in ("'s", "is") and (
             words[lead + 2].endswith("ing") and words[lead + 2] not in verbs) and not _THING_PRONOUNS & set(words):
         return True  # "..., think he's fixing his bike": what someone is doing, maybe
@@ -570,6 +582,9 @@ def _commentary(part: list[str], verbs: frozenset[str], names_a_thing: bool) -> 
         # was before
     if words[0] in _THING_PRONOUNS and words[1] in _DID_NOT and words[2] == "t":
         return True  # "..., it didn't get washed properly": what did not happen changes nothing
+    if words[0] in ("someone", "somebody") and (words[1:3] == ["didn", "t"] or words[1] == "didnt") and (
+            words[-1] == "properly" or words[-2:] == ["it", "properly"]):
+        return True  # "the fridge is wide open, someone didn't close it properly": how it came to be so
     if words[0] in ("someone", "somebody") and "back" in words and _PUTS & set(words):
         return True  # "the plate is dirty, somebody put it back without washing it": back where it is
     if words[0] in _THING_PRONOUNS and words[1] in ("was", "were") and words[2].endswith("ing") and not any(
@@ -1222,7 +1237,7 @@ class _Reader:
             held = [n for n in options if self.graph.has_fact(Fact("has", (giver.mention.candidates[0], n)))]
             options = held if len(held) == 1 else options
             self.settled.update(held if len(held) == 1 else ())
-        place = self._nearest(where, options[0], options)
+        place = self._nearest(where, options[0], options, being=being)
         for rule in self.rules.rules:
             if rule.max != 1 or not rule.min:
                 continue
@@ -1235,12 +1250,18 @@ class _Reader:
                 return True
         return False
 
-    def _nearest(self, where: _Thing, thing: str, options: Sequence[str] = ()) -> str:
+    def _nearest(self, where: _Thing, thing: str, options: Sequence[str] = (), *, being: bool = False) -> str:
         """The place meant by words that fit several places ("the sink"): the one sharing a room with the thing,
-        when the text says nothing more and exactly one does."""
+        when the text says nothing more and exactly one does; said of where it is (`being`: "the blue serving dish
+        is still on the counter"), the one it is at, when it is at one."""
         mention = where.mention
         if len(mention.broader) < 2 or any(m.qualifies == self.mentions.index(mention) for m in self.mentions):
             return mention.candidates[0]
+        at = [n for n in mention.broader if any(n in f.args for o in (*options, thing)
+                                                for f in self.graph.facts_of(o))]
+        if being and len(at) == 1:
+            self.settled.add(at[0])
+            return at[0]
         if not BACK_WORDS.isdisjoint(self.words):  # "put the ham back in the fridge": the fridge it was in (of
             # alike things, the one any of them was in)
             was = [n for n in mention.broader if any(n in f.args for o in (*options, thing)
