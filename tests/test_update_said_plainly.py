@@ -44,6 +44,11 @@ def _delta(result) -> tuple[set[str], set[str]]:
     # alone said
     ("Jessica killed the vanity light and put the bathroom light on instead.",
      {"(light_on vanity_light_1)"}, {"(light_on overhead_light_4)"}),
+    # where the thing is, then where it goes
+    ("Jessica put the water bottle on the shelf in the garage on the kitchen table in kitchen 1.",
+     {"(on water_bottle_1 shelf_1)"}, {"(on water_bottle_1 kitchen_table_1)"}),
+    ("Jessica put the yellow cup in the dishwasher in kitchen 1 in the pantry in kitchen 1.",
+     {"(inside yellow_cup_1 dishwasher_1)"}, {"(inside yellow_cup_1 pantry_1)"}),
     # how it was before, why it was done, what it was like: no part of the change
     ("Jessica finally shut the pantry in kitchen 2, it's been hanging open all day.", {"(is_open pantry_2)"}, set()),
     ("Jessica moved the atlas off the bookshelf onto the nightstand in bedroom 1 so she doesnt forget it tomorrow.",

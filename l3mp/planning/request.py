@@ -216,8 +216,8 @@ _KEEP_SIGN_AFTER = re.compile(r"\b(?P<verb>leave|keep)\s+(?P<what>(?:the|my|our)
                               r"(?P<sign>on|off|open|closed|shut)\s+(?P<where>(?:in|inside)\s+(?:the\s+)?[a-z]+"
                               r"(?:\s+room)?(?:\s+\d+)?)(?=\s*(?:$|[,.;!?]|and\b|but\b|please\b))", re.IGNORECASE)
 """"leave the light on in the dining room": leave the light in the dining room on (the room says which light)."""
-_GIVE_A_WASH = re.compile(r"\bgive\s+(?P<what>(?:the|my|our|all\s+the)\s+[^,.;!?]+?|it|them)\s+a\s+"
-                          r"(?:good\s+|quick\s+|proper\s+)?(?:wash|clean|scrub|rinse)\b", re.IGNORECASE)
+_GIVE_A_WASH = re.compile(r"\bgive\s+(?P<what>(?:the|my|our|all\s+the)\s+[^,.;!?]+?|it|them)\s+" + meaning.A_WASH,
+                          re.IGNORECASE)
 """"Give the teapot a good scrub": wash the teapot."""
 _THANKS_AT_THE_END = re.compile(r"(?:[,.;!\s-]+|^)(?:thanks|thank\s+you|thx|ty|ta|cheers)(?:\s+(?:so\s+much|a\s+lot|"
                                 r"mate|love|robot))?[.!]*\s*$", re.IGNORECASE)
@@ -681,6 +681,25 @@ _DARK_SAID_AGAIN = re.compile(r"(?<=\bdark)(?P<rest>\b[^,.;!?]*)\s*[,.;!?\u2026]
 """"somebody left the bathroom dark again, (I can't see a thing in there ->) it's dark in there": said once."""
 
 
+_ASKED_THEN_IF_SO = re.compile(
+    r"^\s*(?:is|are)\s+(?P<what>(?:the|that|my|our)\s+[^?]+?)\s+(?:still\s+)?(?:on|running|going|open|ringing)"
+    r"(?P<where>\s+in\s+[^?]+?)?\s*\?+\s*(?P<verb>(?:turn|switch|shut|close|answer)(?:\s+(?:off|on))?)\s+(?:it|them)"
+    r"(?P<particle>\s+(?:off|on))?\s*,?\s*if\s+(?:it\s+is|it['\u2019]s|they\s+are|so|yes|it\s+still\s+is)\s*[.!]*\s*$",
+    re.IGNORECASE)
+""""Is the TV still on in the living room? Turn it off if it is.": turn off the TV in the living room (nothing to
+do when it is not)."""
+_OUT_HERE = re.compile(r"\b(?P<what>lights?|lamps?|tv|telly|taps?)\s+out\s+here\b", re.IGNORECASE)
+""""switch off all the lights out here": the lights in here (the room the speaker is in)."""
+_SIZE_THE = re.compile(r"^the\s+(?:(?:big|main|little|small)\s+)?|(?<=\s)one$", re.IGNORECASE)
+
+
+def _just_the(m: re.Match) -> str:
+    """"Put the lights on in the living room? just the lamp, not the big one": turn on the lamp in the living room
+    but not the light (the kind said by "one" is a light; a size word says nothing of which kind)."""
+    kind = _SIZE_THE.sub("", m["y"])
+    return f"turn on {m['x']} {m['room']} but not the {kind}{'light' if m['y'].lower().endswith(' one') else ''}"
+
+
 def plain_request(task: str) -> str:
     """The request in plainer words, as the plain reading takes them: reminders dropped ("don't forget to close
     the fridge": close the fridge), words for the whole home dropped ("every light in the house"), what a thing
@@ -706,9 +725,9 @@ def _plainer(task: str) -> str:
         task = f"turn on {fix['what']} in here"  # (what came before only says why)
     task = _RUNNING_FOR_AGES.sub(lambda m: f"{_OPPOSITE[m['state'].lower()][1]} {m['what']}", task)
     task = _WHILE_IN_A_ROOM.sub(lambda m: f"{m['rest'].rstrip()} in {m['room']}", _DO_A_DISH.sub("wash ", task))
-    task = _JUST_THE.sub(lambda m: f"turn on {m['x']} {m['room']} but not the "
-                                   f"{re.sub(r'(?i)^the (?:(?:big|main|little|small) )?|(?<= )one$', '', m['y'])}"
-                                   f"{'light' if m['y'].lower().endswith(' one') else ''}", task)
+    task = _OUT_HERE.sub(lambda m: f"{m['what']} in here", _JUST_THE.sub(_just_the, task))
+    task = _ASKED_THEN_IF_SO.sub(lambda m: f"{m['verb']}{m['particle'] or ''} "
+                                           f"{re.sub(r'(?i)^that ', 'the ', m['what'])}{m['where'] or ''}", task)
     text = _WHICH_IS.sub(lambda m: f"{'the' if m['det'].lower() == 'that' else m['det']} {m['state']} {m['noun']}",
                          task)
     text = _LYING.sub(" ", _STILL_SO.sub("", _WHOLE_HOME.sub("", _REMINDER.sub("", _WHEN.sub("", _BECAUSE_IT_IS.sub(
@@ -1136,6 +1155,8 @@ _WHY_AT_THE_END = re.compile(
     r"|(?:he|she|they|[A-Z][a-z]+|I)(?:['\u2019]s|\s+is|\s+are|['\u2019]re|['\u2019]m|\s+am)\s+(?:still\s+)?[a-z]+ing"
     r"(?:\s+(?:it|that|"
     r"now))?"
+    r"|it(?:['\u2019]s|\s+is)\s+(?:still\s+)?(?!(?:running|ringing|buzzing|dripping|going|burning)\b)[a-z]+ing"
+    r"(?:\s+(?:out|off|dry))?"  # "..., it's still airing out": why (not "it's still running": what is so)
     r"|(?:i|he|she|they|[A-Z][a-z]+)(?:['\u2019]s|['\u2019]ve|\s+has|\s+have)?\s+got\s+(?:my|his|her|their)\s+"
     r"hands\s+full"
     r"|(?:the|my|our|his|her)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:will|would|'ll|might|could)\s+(?:go\s+(?:bad|off|warm)|spoil|"

@@ -504,6 +504,7 @@ class Grounder:
         ordered = _in_the_room_after(ordered, words, vocabulary, narrowed, stops,
                                      lex.moves | lex.takes | lex.gives | lex.goes)
         ordered = _this_one_here(_renarrow(ordered, vocabulary, narrowed), words, vocabulary, here)
+        _where_it_is_then_where_to(ordered, words, vocabulary, narrowed)
         ordered = _renarrow(_next_to_them(ordered, words, vocabulary, speaker), vocabulary, narrowed)
         return tuple(_link_qualifiers(ordered, narrowed))
 
@@ -1232,6 +1233,33 @@ def _in_the_room_after(mentions: list[Mention], words: list[str], vocabulary: _V
             out[k] = replace(mention, candidates=there, alternatives=there, by_label=False)
             narrowed[mention.end - 1] = room.start
     return out
+
+
+_PLACING = frozenset({"on", "in", "into", "onto", "inside", "to"})
+
+
+def _where_it_is_then_where_to(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary,
+                               narrowed: dict[int, int]) -> None:
+    """"put the water bottle on the shelf in the garage on the kitchen table in kitchen 1": of two places said one
+    after the other after a thing, the first, where the thing is now, says which thing (it only locates it, in
+    `narrowed`); the second is where it goes."""
+    by_name = {e.name: e for e in vocabulary.entities}
+    starts = {m.start: m for m in mentions}
+    for thing in mentions:
+        if thing.qualifies is not None or thing.end - 1 in narrowed or not thing.candidates:
+            continue
+        first = _place_after(mentions, words, thing.end)
+        if first is None or any(by_name[n].kind == "room" for n in first.candidates if n in by_name) or not any(
+                set(first.candidates) & by_name[n].places for n in thing.candidates if n in by_name):
+            continue  # (not a room: "left the mug in the kitchen on the table" says where in the kitchen)
+        after = first.end
+        room = _place_after(mentions, words, after)  # ("on the shelf in the garage": the shelf's room)
+        if room is not None and words[after] == "in" and all(
+                set(room.candidates) & by_name[n].places for n in first.candidates if n in by_name):
+            after = room.end
+        then = after + 1 + (after + 1 < len(words) and words[after + 1] in _DETERMINERS)
+        if after < len(words) and words[after] in _PLACING and then in starts and starts[then].qualifies is None:
+            narrowed[thing.end - 1] = first.start
 
 
 def _renarrow(mentions: list[Mention], vocabulary: _Vocabulary, narrowed: dict[int, int]) -> list[Mention]:

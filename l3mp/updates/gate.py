@@ -34,6 +34,7 @@ from l3mp.domain.triplets import Fact
 from l3mp.retrieval.grounding import Lexicon, Mention, outside_mentions, pauses, tokens
 from l3mp.updates.meaning import (
     Stated,
+    answered_by_picking_up,
     before_it,
     clauses,
     from_a_place,
@@ -135,8 +136,9 @@ def unexplained(stated: Sequence[Stated], mentions: Sequence[Mention], text: str
             if not said and all(len(r.names) == 1 for r in refs if thing in r.names and not r.describes):
                 said = [a for a, b in at if literal.true in signs_in(still, a, b, signs)]  # (of alike things, the
                 # one "still" so is the one that already is: "the tap in there is still running")
-            if not said and not literal.true and signs.get(False, frozenset()) & lexicon.answers and (picked_up(
-                    words) or took_it_ringing(words, lexicon.takes, signs.get(True, frozenset()))):
+            if not said and not literal.true and signs.get(False, frozenset()) & lexicon.answers and (
+                    answered_by_picking_up(words) or took_it_ringing(words, lexicon.takes,
+                                                                     signs.get(True, frozenset()))):
                 said = [0]  # "the phone rang and she picked up", "... was ringing so Jessica grabbed it"
             surely = [_span_of(spans, r.start) for r in refs if thing in r.names and not r.describes and (
                 len(r.names) == 1 or words[r.start] in _THING_PRONOUNS)]  # not "the kitchen light": maybe another

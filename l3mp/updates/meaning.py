@@ -54,6 +54,13 @@ def picked_up(words: Sequence[str]) -> bool:
     """Whether the words say someone picked something up ("picked it up", "picked up the phone"): a ringing phone
     picked up is answered."""
     return any(w in PICK_WORDS and "up" in words[i + 1:i + 5] for i, w in enumerate(words))
+def answered_by_picking_up(words: Sequence[str]) -> bool:
+    """Whether the words say a phone was picked up as one answers it ("finally picked up that cordless phone"), not
+    picked up from somewhere ("picked up the white phone from the desk" takes it, and says nothing of its
+    ringing)."""
+    return picked_up(words) and not _SOURCES & set(words)
+
+
 def took_it_ringing(words: Sequence[str], takes: frozenset[str], rings: frozenset[str]) -> bool:
     """Whether someone took "it" after the words said it rang ("the cordless was ringing off the hook so Jessica
     grabbed it"): a ringing phone taken up is answered, like one picked up."""
@@ -260,9 +267,10 @@ _NEEDS_A_WASH = re.compile(
 _SO_THAT_ONE = re.compile(r"(?P<lead>,\s*so\s+|\s+so\s+)that(?:\s+one)?\s+(?=(?:is|['\u2019]s|needs?|could|will)\b)",
                           re.IGNORECASE)
 """"used the purple glass, so that one needs washing now": so it needs washing ("that one" is the thing named)."""
+A_WASH = r"a\s+(?:(?:proper|good|quick|thorough|decent|real)\s+)?(?:wash|rinse|scrub|clean)\b"
+"""'a good scrub', 'a quick rinse': washing, said as a thing given ('gave it a good scrub', 'give the pan a wash')."""
 _GAVE_IT_A_WASH = re.compile(r"\bgave\s+(?P<it>it|them|(?:the|her|his|their|my|our|that|this)\s+(?:[a-z0-9]+\s+){0,5}?"
-                             r"[a-z0-9]+)\s+a\s+(?:(?:proper|good|quick|thorough|decent|real|)\s*)"
-                             r"(?:wash|rinse|scrub|clean)\b", re.IGNORECASE)
+                             r"[a-z0-9]+)\s+" + A_WASH, re.IGNORECASE)
 """"took the purple mug off the counter and gave it a proper wash", "gave the purple glass on the island a good
 scrub": washed it."""
 _RAN_THE_TAP = re.compile(r"\b(?:ran|runs|run)\s+(?=(?:the|a|her|his|their|my)\s+(?:[a-z]+\s+){0,2}?(?:tap|faucet)\b)",
@@ -1537,9 +1545,8 @@ def _said(literal: Stated, words: list[str], lexicon: Lexicon, graph: WorldGraph
     signs = lexicon.states.get(literal.fact.predicate)
     if not signs or not literal.is_change(graph) or set(words) & set().union(*signs.values()):
         return True
-    if literal.fact.predicate == "ringing" and not literal.true and picked_up(words) and not _SOURCES & set(words):
-        return True  # "finally picked up that cordless phone": a ringing phone picked up is answered (not one picked
-        # up from somewhere: "picked up the white phone from the desk" takes it, and says nothing of its ringing)
+    if literal.fact.predicate == "ringing" and not literal.true and answered_by_picking_up(words):
+        return True  # "finally picked up that cordless phone": a ringing phone picked up is answered
     notes.append(f"dropped {literal}: the text has no word for {literal.fact.predicate}")
     return False
 

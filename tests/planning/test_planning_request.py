@@ -213,6 +213,14 @@ def reading(text: str, speaker: str | None = None):
      "(and (light_on overhead_light_5) (light_on work_light_1))"),
     ("Go round and close everything that's been left open.", None,
      "(and (not (is_open dishwasher_1)) (not (is_open pantry_2)))"),
+    ("is the work light in the garage still on? switch it off if so", None, "(not (light_on work_light_1))"),
+    # where the thing is, then where it is to go
+    ("Please put the water bottle on the shelf in the garage on the kitchen table in kitchen 1.", None,
+     "(on water_bottle_1 kitchen_table_1)"),
+    ("Could you return the yellow cup in the dishwasher in kitchen 1 to the pantry in kitchen 1?", None,
+     "(inside yellow_cup_1 pantry_1)"),
+    ("Close the pantry in kitchen 2, but don't shut the dishwasher in kitchen 1, it's still airing out.", None,
+     "(and (is_open dishwasher_1) (not (is_open pantry_2)))"),
     # everything off, but what is to be kept; the one already as it is to be kept is the one meant
     ("Shut everything off but leave the living room light on, I'll be watching in there later.", None,
      "(and (light_on overhead_light_2) (not (light_on bedside_lamp_1)) (not (light_on desk_lamp_1)) "
@@ -235,6 +243,18 @@ def test_a_cry_after_the_request_and_a_dark_room_said_twice_are_dropped():
     assert plain_request("Who left the tap running in the bathroom?? What a waste of water") == (
         "Who left the tap running in the bathroom??")
     assert plain_request("the bathroom is dark, I can't see a thing in there") == "the bathroom is dark"
+
+
+def test_asked_whether_it_is_so_then_to_change_it_if_so_is_the_change():
+    assert plain_request("Is the TV still on in the living room? Turn it off if it is.") == (
+        "Turn off the TV in the living room")
+    found = reading("Is the TV still on in the living room? Turn it off if it is.")
+    assert found is not None and found.outcome == SATISFIED  # the TV is off: nothing to do
+
+
+def test_the_lights_out_here_are_those_in_the_room_of_the_speaker():
+    assert plain_request("ok I'm heading inside, switch off all the lights out here") == (
+        "switch off all the lights in here")  # (where the speaker is going is no part of it)
 
 
 def test_hand_washing_whatever_is_in_the_dishwasher_named_first_is_washing_its_dishes():
