@@ -298,6 +298,8 @@ class _Entity:
     """Its type in the domain."""
     named: tuple[str, ...] = ()
     """The content words of its name ("hardcover_atlas_1": hardcover, atlas), whatever its label says."""
+    labelled_number: bool = False
+    """Whether its number is its label's ("dresser 2"), not only its name's ("kitchen_island_3")."""
 
 
 _COLOURS = frozenset({"red", "orange", "yellow", "green", "blue", "purple", "pink", "black", "white", "grey", "gray",
@@ -620,6 +622,11 @@ class Grounder:
         end = i + 1
         if after is not None and _NUMBER.fullmatch(after):  # "kitchen 2", "bedroom 1"
             numbered = {n: v for n, v in scored.items() if after in by_name[n].numbers}
+            room, nth = _nth_in_the_room(scored, int(after), words, i + 2, found, by_name)
+            if nth is not None and not any(room in by_name[n].places and by_name[n].labelled_number
+                                           for n in numbered):
+                numbered = {nth: scored[nth]}  # "the kitchen island 1 in kitchen 2": kitchen 2's first island (a
+                # number only the names have counts the alike things of the room said)
             if numbered:
                 scored, end = numbered, i + 2
         said_start = start
@@ -768,7 +775,8 @@ class Grounder:
         kind = next((k for k in ("person", "room") if self._domain.has_type(k) and self._domain.is_subtype(type_, k)),
                     "")
         return _Entity(name, heads, frozenset(describing - STOPWORDS), frozenset(places), numbers,
-                       [w for w in noun_phrase if not _NUMBER.fullmatch(w)], states, kind, type_, tuple(named))
+                       [w for w in noun_phrase if not _NUMBER.fullmatch(w)], states, kind, type_, tuple(named),
+                       any(_NUMBER.fullmatch(w) for w in noun_phrase))
 
     def _ancestors(self, type_: str) -> list[str]:
         out = []
@@ -1233,6 +1241,28 @@ def _in_the_room_after(mentions: list[Mention], words: list[str], vocabulary: _V
             out[k] = replace(mention, candidates=there, alternatives=there, by_label=False)
             narrowed[mention.end - 1] = room.start
     return out
+
+
+def _nth_in_the_room(scored: dict[str, int], nth: int, words: list[str], at: int, found: dict[int, Mention],
+                     by_name: dict[str, _Entity]) -> tuple[str, str | None]:
+    """The room said right after a numbered thing ("the kitchen island 1 in kitchen 2", read from the end, so already
+    found), and the thing that is the `nth` of the alike things there (in the order of their names); None for it
+    when no one room follows or the room has fewer alike things."""
+    if words[at:at + 1] != ["in"]:
+        return "", None
+    room = found.get(at + 2) if words[at + 1:at + 2] == ["the"] else found.get(at + 1)
+    if room is None or len(room.candidates) != 1 or room.candidates[0] not in by_name or by_name[
+            room.candidates[0]].kind != "room":
+        return "", None
+    name = room.candidates[0]
+    there = sorted((n for n in scored if n in by_name and name in by_name[n].places), key=_name_order)
+    return name, there[nth - 1] if 1 <= nth <= len(there) else None
+
+
+def _name_order(name: str) -> tuple[str, int]:
+    """"kitchen_island_2" before "kitchen_island_10"."""
+    stem, _, number = name.rpartition("_")
+    return (stem, int(number)) if number.isdigit() else (name, 0)
 
 
 _PLACING = frozenset({"on", "in", "into", "onto", "inside", "to"})

@@ -263,3 +263,15 @@ def test_the_room_said_after_what_a_thing_is_doing_says_which_of_alike_things(gr
     moved = grounder.ground("Jessica carried the book all the way in bedroom 1.", house)
     assert len(moved[1].candidates) == 9 and moved[2].qualifies is None
     assert len(grounder.ground("Jessica left the book in bedroom 1.", house)[1].candidates) == 9
+
+
+def test_a_number_only_names_have_counts_the_alike_things_of_the_room_said_after_it(grounder, house):
+    # kitchen 2 has two pantries (pantry_2, pantry_3) and kitchen 1 has pantry_1: "the pantry 2 in kitchen 2" is
+    # kitchen 2's second pantry, as the simulator's people (and the house's own numbering) say it
+    mentions = grounder.ground("Jessica opened the pantry 2 in kitchen 2.", house)
+    assert [(m.words, m.candidates) for m in mentions][1:] == [("pantry 2", ("pantry_3",)),
+                                                               ("kitchen 2", ("kitchen_2",))]
+    first = grounder.ground("Jessica opened the pantry 1 in kitchen 2.", house)
+    assert first[1].candidates == ("pantry_2",)
+    # without a room after it, the number is the name's ("the pantry 1" is pantry_1)
+    assert grounder.ground("Jessica opened the pantry 1.", house)[1].candidates == ("pantry_1",)
