@@ -41,10 +41,9 @@ from l3mp.updates.meaning import (
     is_carried,
     is_source,
     label,
-    picked_up,
+    picked_up_or_took_it,
     says_which_place,
     signs_in,
-    took_it,
     took_it_ringing,
     yet_to_be,
 )
@@ -206,8 +205,8 @@ def _undone(literal: Stated, after: int, spans: list[tuple[int, int]], at: list[
     for a, b in spans:
         if a <= after or (a, b) not in at or before_it(words, a):
             continue  # "picked it up before it rang out"
-        if (not literal.true) in signs_in(events, a, b, signs) or (literal.true and answered and (picked_up(
-                words[a:b]) or took_it(words[a:b], lexicon.takes))):
+        if (not literal.true) in signs_in(events, a, b, signs) or (literal.true and answered and picked_up_or_took_it(
+                words[a:b], lexicon.takes)):
             return True
     return False
 
@@ -447,8 +446,8 @@ def _uncovered(stated: Sequence[Stated], spans: list[tuple[int, int]], refs: lis
                     spans, [_span_of(spans, o.start) for o in refs if o.names & r.names] + bare, events, sign_words,
                     signs, lexicon)]  # "the phone rang and Jessica answered it" (or "... and answered"): "rang" is
                 # not asked for
-                if fitting and next(iter(found)) and signs.get(False, frozenset()) & lexicon.answers and (picked_up(
-                        sign_words[i + 1:end]) or took_it(sign_words[i + 1:end], lexicon.takes)):
+                if fitting and next(iter(found)) and signs.get(False, frozenset()) & lexicon.answers and (
+                        picked_up_or_took_it(sign_words[i + 1:end], lexicon.takes)):
                     continue  # "the phone was ringing so she ran in and picked it up" ("... so she grabbed it"):
                     # answered, in one clause
                 if fitting:

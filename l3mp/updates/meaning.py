@@ -73,6 +73,11 @@ def took_it(words: Sequence[str], takes: frozenset[str]) -> bool:
     return any(w in takes and words[i + 1:i + 2] == ["it"] for i, w in enumerate(words))
 
 
+def picked_up_or_took_it(words: Sequence[str], takes: frozenset[str]) -> bool:
+    """Whether the words say someone picked it up or took it: of a phone that rang before, answered it."""
+    return picked_up(words) or took_it(words, takes)
+
+
 _PREPOSITIONS = frozenset({"on", "off", "out"})
 _STOPPED = frozenset({"stopped", "stops", "stop", "quit", "ceased", "longer"})
 _SWITCHES = frozenset({"turned", "turn", "turns", "turning", "switched", "switch", "switches", "switching",
@@ -897,8 +902,10 @@ def is_question(text: str) -> bool:
     return bool(words) and words[0] in _QUESTION_WORDS
 
 
-_UNSURE = frozenset({"reckons", "reckon", "thinks", "think", "thought", "guess", "guesses", "maybe", "probably",
-                     "might", "perhaps", "possibly", "believes", "believe", "unsure", "apparently", "supposedly"})
+DOUBT_WORDS = frozenset({"maybe", "probably", "might", "think", "thinks", "thought", "guess", "reckon", "reckons",
+                         "believe", "believes", "perhaps", "possibly", "unsure"})
+"""Words that say something may be so, not that it is."""
+_UNSURE = DOUBT_WORDS | {"guesses", "apparently", "supposedly"}
 
 
 def unsure_after_asking(report: str) -> bool:

@@ -38,6 +38,7 @@ from l3mp.retrieval.grounding import (
 )
 from l3mp.updates.meaning import (
     BACK_WORDS,
+    DOUBT_WORDS,
     PICK_WORDS,
     Stated,
     clauses,
@@ -53,9 +54,7 @@ from l3mp.updates.meaning import (
 from l3mp.world.graph import WorldGraph
 
 _NEGATIONS = frozenset({"not", "t", "never", "no", "nobody", "nothing", "without", "instead", "almost", "if",
-                        "maybe", "probably", "might", "should", "will", "would", "wants", "want", "going", "think",
-                        "thinks", "thought", "guess", "reckon", "reckons", "believe", "believes", "perhaps",
-                        "possibly", "unsure"})
+                        "should", "will", "would", "wants", "want", "going"}) | DOUBT_WORDS
 """Words after which a plain reading may be wrong: negation, doubt, plans ("is going to put ..."); "instead" only
 before "of" ("switched the lamp on instead of the light"), not at a clause's end ("... and switched the one in the
 living room on instead")."""
@@ -1258,8 +1257,8 @@ class _Reader:
         if len(mention.broader) < 2 or any(m.qualifies == self.mentions.index(mention) for m in self.mentions):
             return mention.candidates[0]
         at = [n for n in mention.broader if any(n in f.args for o in (*options, thing)
-                                                for f in self.graph.facts_of(o))]
-        if being and len(at) == 1:
+                                                for f in self.graph.facts_of(o))] if being else []
+        if len(at) == 1:
             self.settled.add(at[0])
             return at[0]
         if not BACK_WORDS.isdisjoint(self.words):  # "put the ham back in the fridge": the fridge it was in (of
