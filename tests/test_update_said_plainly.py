@@ -115,3 +115,53 @@ def test_what_is_still_where_it_was_after_a_change_is_no_part_of_it():
                      "island though.")
     assert result.outcome == APPLIED, result.reason
     assert _delta(result) == ({"(inside yellow_cup_1 dishwasher_1)"}, {"(inside yellow_cup_1 pantry_1)"})
+
+
+@pytest.mark.parametrize(("text", "removed", "added"), [
+    # what she went on to do after "on her way out" is no part of the way; what she went to do is no place
+    ("Jessica flicked the vanity light off on her way out and went to lie down in bedroom 1 for a bit.",
+     {"(in_room jessica kitchen_1)", "(light_on vanity_light_1)"}, {"(in_room jessica bedroom_1)"}),
+    # poured and drank: the drink is had and the cup it went in is used
+    ("Jessica got the yellow cup out of the dishwasher, poured herself some of the small apple juice and drank it.",
+     {"(inside small_apple_juice_1 garage_fridge_1)", "(inside yellow_cup_1 dishwasher_1)"},
+     {"(dirty yellow_cup_1)", "(has jessica small_apple_juice_1)", "(has jessica yellow_cup_1)"}),
+    # "legged it": ran ("it" is no thing); "just before it rang off": when, no event
+    ("Jessica legged it up to bedroom 1 and answered the blue phone on the nightstand just before it rang off.",
+     {"(in_room jessica kitchen_1)", "(on blue_phone_1 nightstand_1)", "(ringing blue_phone_1)"},
+     {"(has jessica blue_phone_1)", "(in_room jessica bedroom_1)"}),
+    # opened, took from it and shut it again: the one the thing was in, and it is as it was
+    ("Jessica opened the pantry, grabbed the small tea box and shut it again.",
+     {"(inside small_tea_box_1 pantry_1)"}, {"(has jessica small_tea_box_1)"}),
+    # "no more ...": a remark on what is over
+    ("fyi the purple plate's been washed, finally, no more stink", {"(dirty purple_plate_1)"}, set()),
+    # "isn't clean" is dirty
+    ("The yellow cup in the dishwasher isn't clean at all.", set(), {"(dirty yellow_cup_1)"}),
+    # "had her coffee in it": the cup is used; "she's still hanging on to it" says she has it, as before
+    ("Jessica took the yellow cup out of the dishwasher and had her coffee in it, she's still hanging on to it.",
+     {"(inside yellow_cup_1 dishwasher_1)"}, {"(dirty yellow_cup_1)", "(has jessica yellow_cup_1)"}),
+    # what was done with it in between changes nothing
+    ("Jessica picked up the atlas from the bookshelf, flicked through it for a bit and then put it down on the "
+     "dresser.", {"(on atlas_1 bookshelf_2)"}, {"(on atlas_1 dresser_1)"}),
+    # why a light went on, said after it
+    ("Jessica turned the under cabinet light in kitchen 1 on, it's getting proper dark in there.", set(),
+     {"(light_on under_cabinet_light_1)"}),
+    # "halfway through that ...": she is having it; what will be later is no change
+    ("Jessica's halfway through that large iced tea from the fridge, she'll be up all night.",
+     {"(inside large_iced_tea_1 fridge_2)"}, {"(has jessica large_iced_tea_1)"}),
+    ("Jessica got bored and switched the telly on.", set(), {"(tv_on tv_1)"}),
+    # "- not the one in the fridge in kitchen 2, the other one": the one that is not there
+    ("Jessica took the small yogurt - not the one in the fridge in kitchen 2, the other one.",
+     {"(inside small_yogurt_1 fridge_1)"}, {"(has jessica small_yogurt_1)"}),
+    # "..., the one in kitchen 1 I mean, not Jessica's kitchen": what is not meant, after what is
+    ("Jessica put the yellow cup on the counter, the one in kitchen 1 I mean, not Jessica's kitchen.",
+     {"(inside yellow_cup_1 dishwasher_1)"}, {"(on yellow_cup_1 counter_1)"}),
+])
+def test_how_and_why_people_went_or_did_things_is_read_around(text, removed, added):
+    result = _update(text)
+    assert result.outcome == APPLIED, result.reason
+    assert _delta(result) == (removed, added)
+
+
+def test_a_thing_taken_and_put_back_where_it_was_has_not_moved():
+    result = _update("Jessica took the atlas off the bookshelf and then she put it back on the bookshelf.")
+    assert result.outcome == NO_CHANGE, result.reason

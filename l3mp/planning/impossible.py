@@ -52,10 +52,12 @@ _POLITE = frozenset({"please", "kindly", "could", "can", "would", "will", "you",
                      "hey", "robot", "ok", "okay", "so", "u", "pls", "plz", "ya", "well", "right"}) | frozenset({
     "ugh", "urgh", "argh", "hmm", "hm", "mmm", "mm", "oh", "ah", "ahh", "ooh", "um", "uh", "er", "erm", "ew", "eww",
     "yikes", "jeez", "gosh", "oops", "whoa", "wow", "damn", "dang", "blimey", "meh", "hi", "yo", "lol", "ow", "ouch",
-    "honestly", "seriously", "god", "omg"})
+    "honestly", "seriously", "god", "omg", "brr", "brrr", "brrrr", "phew", "pfft", "sigh", "tsk", "bah", "yuck",
+    "gah", "eek", "huh", "hmph", "grr", "grrr"})
 """Words that may open an imperative clause before its verb ("could you please ...", "ugh, ...")."""
 _NOT_VERBS = STOPWORDS | frozenset({"someone", "somebody", "anyone", "anybody", "everyone", "everybody", "there",
                                     "here", "what", "where", "who", "which", "why", "how", "when", "if", "thanks",
+                                    "whoever", "whatever", "whichever", "nobody",
                                     "fancy", "fancied", "craving", "wanna", "gonna", "gotta",
                                     "thank", "yes", "no", "not", "all", "every", "each", "both", "did", "does"})
 """Words no asking clause opens with ("did anyone leave a tap running?" asks a question, not for a change)."""
@@ -269,8 +271,8 @@ def _missing_thing(words: list[str], clause: Clause, mentions: Sequence[Mention]
             if contents:  # "a glass of milk" with no milk: the glass is no substitute
                 return f"there is no {contents} in memory"
             continue
-        if not phrase or words[phrase[-1]] in NOT_THINGS:
-            continue
+        if not phrase or words[phrase[-1]] in NOT_THINGS | _EVERYTHING:
+            continue  # "put all the clean stuff away": whatever the rest of the clause says, not a thing
         if any(words[j] in NOT_THINGS for j in phrase) or words[phrase[-1]] in known or _ends_a_known_word(
                 words[phrase[-1]], known):
             continue  # "the pots": the teapot and the saucepan are pots too
@@ -524,6 +526,8 @@ def _not_carried(words: list[str], clause: Clause, mentions: Sequence[Mention], 
     if words[at] == "from" or (words[at] == "of" and words[at - 1] == "out"):
         return None  # "bring Jessica something from the fridge": where it is taken from
     between = words[verb + 1:thing.start]
+    if _REFERS_BACK & set(between):
+        return None  # "gather the magazines and put them on the wall shelf", "bring them back there": the place
     if not all(w in _PARTICLES | DETERMINERS for w in between) and not any(
             m.start > verb and m.end <= thing.start for m in after):
         return None

@@ -111,9 +111,11 @@ _NEEDS = re.compile(r"^(?P<what>[^,;.!?]+?)\s+(?:really\s+)?(?:needs|need)\s+(?:
                     r"(?P<verb>wash|clean|scrub|rins|clos|shut|open|answer)\w*", re.IGNORECASE)
 """What a thing needs ("the red pan needs a good scrub", "every dirty dish in the bedroom needs washing"): the
 request to do it ("wash the red pan")."""
-_LYING = re.compile(r"\s+(?:(?:that|which)\s+(?:are|is)\s+(?:(?:sitting|lying|standing|left)\s+)?|"
-                    r"(?:sitting|lying|standing)\s+)(?=(?:in|on|inside)\b)", re.IGNORECASE)
-"""Words that only say where things are ("the dishes that are sitting in the sink": the dishes in the sink)."""
+_LYING = re.compile(r"\s+(?:(?:that|which)\s+(?:are|is)\s+(?:(?:sitting|lying|standing|left|(?:piled|stacked|"
+                    r"heaped)(?:\s+up)?)\s+)?|(?:sitting|lying|standing|(?:piled|stacked|heaped)\s+up)\s+)"
+                    r"(?=(?:in|on|inside)\b)", re.IGNORECASE)
+"""Words that only say where things are ("the dishes that are sitting in the sink", "the dishes piled up in the
+sink": the dishes in the sink)."""
 _LISTED = re.compile(r",\s+(?=(?:the|my|your|his|her|our)\s[^,.;!?]*\band\b)", re.IGNORECASE)
 """A comma between things listed before "and" ("wash the red cup, the grey mug and the bowl")."""
 _FOR_PERSON = re.compile(r"\b(?P<verb>(?i:get|bring|fetch|grab|take))\s+"
@@ -231,8 +233,8 @@ _BARE_LIGHTS = re.compile(r"^\s*(?P<what>(?:(?:all\s+)?the\s+|all\s+)?lights?)\s
 """"lights off in bathroom 2, except the mirror one": turn the lights off (a request said without its verb)."""
 _LEFT_OUT_THEN_IT = re.compile(
     r"^\s*(?:(?:ugh|oh|ahh?|man|gosh|wow|hmm+|argh|honestly|seriously)[,!.]*\s+)?(?:(?:pretty\s+sure|i\s+think|think|"
-    r"i\s+reckon)\s+)?(?:somebody|someone|some\s+one|[A-Za-z]+)(?:['\u2019]s|\s+has|\s+had)?\s+(?:gone\s+and\s+)?"
-    r"left\s+"
+    r"i\s+reckon)\s+)?(?:somebody|someone|some\s+one|[A-Za-z]+)(?:['\u2019]s|\s+has|\s+had)?\s+(?:just\s+)?"
+    r"(?:gone\s+and\s+)?left\s+"
     r"(?P<what>(?:the|my|his|her|their|our)\s+(?:(?!(?:open|on|off|running|out|wide|half|again|dark)\b)[a-z]+\s+){0,3}?"
     r"(?!(?:open|on|off|running|out|wide|half|again|dark)\b)[a-z]+)(?P<room>\s+in\s+(?:the\s+)?[a-z]+(?:\s+room)?\s+\d(?=\s+"
     r"(?:hanging|wide|open|on|running|out)\b))?(?:\s+(?:out|lying|sitting|lying\s+around|"
@@ -309,6 +311,13 @@ _HUNGRY = re.compile("^" + _OH + r"I(?:'m|\s+am)\s+(?:so\s+|really\s+|kinda\s+|k
                      r"(?:I\s*)?(?=(?:could|would|'d|really\s+fancy|fancy)\b)", re.IGNORECASE)
 """"I'm kinda hungry... could really go for that bag of chips": what the speaker feels only says why (`_GO_FOR`
 reads the rest)."""
+_HUNGRY_AND_LEFT = re.compile(
+    "^" + _OH + r"I(?:'m|\s+am)\s+(?:so\s+|really\s+|kinda\s+|kind\s+of\s+|a\s+bit\s+|pretty\s+|a\s+little\s+)?"
+    r"(?:hungry|thirsty|starving|peckish|parched|famished)\s*(?:[.!,;]+|\u2026)\s*(?:(?:pretty\s+sure|i\s+think|"
+    r"i\s+reckon)\s+)?I\s+(?:left|put|dropped)\s+(?:a|an|my|the|some)\s+(?P<what>[^.!?,;]+?)\s*[.!\u2026]*\s*$",
+    re.IGNORECASE)
+""""man I'm parched... pretty sure I left a water bottle on the desk in the office": bring me the water bottle on
+the desk in the office (where the speaker left it says which; the feeling says what for)."""
 _WOULD_BE_NICE = re.compile(
     r"^" + _OH + r"(?:I(?:'m|\s+am)\s[^.!?,;]*(?:[.!,;]+|\u2026)\s*)?"
     r"(?P<what>(?:a|an|some|the|that|this|my)\s+[^,.;!?]+?)\s+"
@@ -395,9 +404,10 @@ _GERUNDS = {"bringing": "bring", "getting": "get", "fetching": "fetch", "grabbin
             "putting": "put", "giving": "give", "handing": "hand", "passing": "pass", "turning": "turn",
             "switching": "switch", "closing": "close", "shutting": "shut", "opening": "open", "washing": "wash",
             "answering": "answer", "picking": "pick", "moving": "move", "cleaning": "clean"}
-_MIND = re.compile(r"(?:\b(?:would|do)\s+you\s+|(?:^|(?<=[,.;!?-]))\s*)mind\s+(?P<verb>" + "|".join(_GERUNDS) + r")\b",
-                   re.IGNORECASE)
-""""Would you mind bringing me the apple?", "..., mind shutting it?": bring me the apple, shut it."""
+_MIND = re.compile(r"(?:\b(?:would|do)\s+you\s+|(?:^|(?<=[,.;!?-]))\s*)mind\s+(?P<verb>" + "|".join(_GERUNDS)
+                   + r"|wash)\b", re.IGNORECASE)
+""""Would you mind bringing me the apple?", "..., mind shutting it?": bring me the apple, shut it ("would you mind
+doing the dishes" is "mind wash the dishes" by then)."""
 _NOBODY_THERE = re.compile(
     r"^\s*(?:nobody|no\s+one|no-one)(?:['\u2019]s|\s+is)\s+(?:in\s+)?(?P<room>(?:the\s+)?[a-z]+(?:\s+[a-z]+)?(?:\s+"
     r"\d+)?)"
@@ -574,6 +584,25 @@ _WHATEVER_IN_THE_DISHWASHER = re.compile(
     r"(?:['\u2019]s|\s+is|\s+that['\u2019]s)?\s+in\s+(?:there|it)\b", re.IGNORECASE)
 """"The dishwasher in kitchen 1 is acting up again. Can you just hand wash whatever's in there?": wash all the
 dishes in the dishwasher in kitchen 1 (what is said of it first is why)."""
+_EMPTY_IT = re.compile(
+    r"^(?P<first>[^.?!]*?\bthe\s+(?P<what>" + meaning.DISHWASHER + r")\b[^.?!]*[.?!]+\s*)(?P<ask>[^.?!]*?\b(?:put|take|"
+    r"move|bring|stick|pop))\s+(?:all\s+)?(?:the\s+)?(?:clean\s+)?(?:stuff|things|dishes|lot)\s+(?:from|out\s+of|in)\s+"
+    r"(?:it|there)\b(?P<rest>[^.?!]*)", re.IGNORECASE)
+""""The dishwasher in kitchen 2 is done. Put all the clean stuff from it away in the pantry": put all the dishes
+from the dishwasher in kitchen 2 in the pantry (what is said of it first is why)."""
+_GATHER_THEN_PUT = re.compile(
+    r"\b(?:gather|collect|round|pick|scoop)\s+up\s+(?P<what>(?:all\s+)?(?:the|my|his|her|our)\s+[a-z ]+?)\s*,?\s+and\s+"
+    r"(?:then\s+)?(?P<verb>put|bring|take|stick|pop|move)\s+(?:them|'em)\b", re.IGNORECASE)
+""""gather up all the magazines and put them on the wall shelf": put all the magazines on the wall shelf."""
+_TAKE_IT_OFF_THEN = re.compile(
+    r"\b(?:take|get|grab)\s+(?P<it>it|them)\s+(?:off|from|away\s+from|back\s+from|off\s+of)\s+(?:her|him|them|"
+    r"[A-Z][a-z]+)\s*,?\s+and\s+(?:then\s+)?(?P<verb>put|pop|stick|bring|take|return|place)\s+(?P=it)\b")
+""""take it off her and pop it back on the kitchen counter": pop it back on the kitchen counter (taking it from the
+one who has it is part of moving it)."""
+_THAT_ROOM = re.compile(r"^(?P<before>.*\bin\s+(?P<room>(?:the\s+)?(?P<kind>" + _ROOM_WORDS + r")(?:\s+\d)))\b"
+                        r"(?P<mid>.*?)\b(?:that|the\s+same)\s+(?P=kind)\b", re.IGNORECASE | re.DOTALL)
+""""... the dishwasher in kitchen 2 ... the pantry in that kitchen": in kitchen 2 (the room of that kind named
+before)."""
 _DO_A_DISH = re.compile(r"\bdo\s+(?=(?:the|my|our|these|those|all\s+the)\s+(?:[a-z]+\s+){0,3}?(?:glass|glasses|bowl|"
                         r"bowls|plate|plates|mug|mugs|cup|cups|pan|pans|pot|pots|saucepan|saucepans|teapot|tray)\b)",
                         re.IGNORECASE)
@@ -603,6 +632,12 @@ _EVERYTHING_LISTED = re.compile(
 "everything" is, is the list after it; a plural word names every one)."""
 
 
+_EVERYTHING_THEN_SOME = re.compile(r"(?<=[?.!])\s*(?:(?:the\s+)?[a-z]+\s*,\s*)+(?:and\s+)?(?:the\s+lot|all\s+of\s+it|"
+                                   r"everything|the\s+works)\s*[.!]*\s*$", re.IGNORECASE)
+""""Could you switch everything off in here? Lights, telly, the lot.": what "everything" is, said after it as a few of
+its things and "the lot": everything (read only after a sentence that says "everything")."""
+
+
 def _everything_listed(found: re.Match) -> str:
     names = [re.sub(r"^(?:and\s+)?(?:the\s+)?", "", n.strip(), flags=re.IGNORECASE)
              for n in re.split(r"\s*,\s*|\s+and\s+", found["list"]) if n.strip()]
@@ -624,6 +659,12 @@ dark first are why; the request after it says which lights (`_BOTH_ROOMS` reads 
 _IN_THERE_TOO = re.compile(r"(?P<room>\bin\s+(?:the\s+)?" + _ROOM_WORDS + r"(?:\s+\d)?)\b(?P<mid>[^.?!]*?\band\s+"
                            r"(?:the|a)\s+[a-z ]+?\s+)in\s+there\b", re.IGNORECASE)
 """"Turn on the floor lamp in living room 1, and the tv in there too": the TV in living room 1."""
+_WENT_PAST_THEN_THERE = re.compile(
+    r"^\s*I\s+(?:just\s+)?(?:walked|went|came|popped|looked|passed|wandered)\s+(?:past|by|into|in\s+to|through|in)\s+"
+    r"(?P<room>(?:the\s+)?" + _ROOM_WORDS + r"(?:\s+\d)?)\s*,?\s*(?:and\s+)?(?P<rest>[^.?!]*?\bin\s+)there\b",
+    re.IGNORECASE)
+""""I just walked past the office and someone left the light on in there. Switch it off?": someone left the light on
+in the office (where the speaker went only says which room "there" is)."""
 _TOO_AT_THE_END = re.compile(r"\s+(?:too|as\s+well|also)(?=\s*,?\s*(?:please|pls|plz|thanks|thx)?\s*[.!?]*\s*$)",
                              re.IGNORECASE)
 """"..., and the tv in there too pls": and the tv in there."""
@@ -655,9 +696,24 @@ sink."""
 _ANSWER_THAT = re.compile(r"\banswer\s+(?:it|that)\b", re.IGNORECASE)
 _PHONE_WORDS = re.compile(r"\b(?:phone|phones|smartphone|cordless|mobile|telephone|landline|cell)\b", re.IGNORECASE)
 
+_TOOK_FROM_THEN_BACK_THERE = re.compile(
+    r"(?P<thing>\b(?:the|my|his|her|their|that)\s+(?:[a-z0-9]+\s+){0,3}?[a-z0-9]+)\s+(?:(?:that|which)\s+)?(?:she|he|they|"
+    r"I|you|we|[A-Z][a-z]+)\s+(?:took|grabbed|got|pinched|nicked|borrowed)\s+(?:(?P<off>off)|from|out\s+of)\s+"
+    r"(?P<place>(?:the|my|his|her|their)\s+(?:[a-z0-9]+\s+){0,3}?[a-z0-9]+)(?P<mid>\s*[,.;!-]+\s*[^.?!]*?\b(?:it|them)\s+"
+    r"back\s+)there\b", re.IGNORECASE)
+""""Jessica's done with the novel she took off the coffee table, can you put it back there?": put it back on the
+coffee table (where it was taken from is "there")."""
+_PICK_UP_FOR = re.compile(r"\bpick\s+up(?:\s+for\s+(?:him|her|them|me|us|[A-Z][a-z]+))?(?=\s*[.!?]*\s*$)",
+                          re.IGNORECASE)
+_RINGS = re.compile(r"\b(?:ringing|rings|ring|buzzing|going\s+off)\b", re.IGNORECASE)
+
 
 def _answer_that(text: str) -> str:
-    """"Can you answer that for me?" with no phone named: answer the phone (which one rings settles which)."""
+    """"Can you answer that for me?" with no phone named: answer the phone (which one rings settles which); "David's
+    phone keeps ringing ..., could you pick up for him?": answer it (a phone said to ring before "pick up" with
+    nothing to pick up after it)."""
+    if _RINGS.search(text):
+        text = _PICK_UP_FOR.sub("answer it", text)
     return text if _PHONE_WORDS.search(text) else _ANSWER_THAT.sub("answer the phone", text)
 
 
@@ -753,10 +809,14 @@ def _plainer(task: str) -> str:
     text = _FOR_THEN_HIM.sub(lambda m: f"for {m['name']} and {m['verb']} {m['name']}", text)
     text = _DIRTY_ONES_ALONE.sub(lambda m: f"wash {m['what']}", _NEXT_TO_IT.sub("", text))
     text = _DONT_LEAVE_IT.sub(lambda m: f"{_OPPOSITE[m['state'].lower()][1]} {m['what']}", text)
+    some = _EVERYTHING_THEN_SOME.search(text)
+    if some is not None and re.search(r"\beverything\b", text[:some.start()], re.IGNORECASE):
+        text = text[:some.start()]
     text = _EVERYTHING_LISTED.sub(_everything_listed, _LEAVING_FIRST.sub("", _EXCEPT_MINE.sub(
         lambda m: f"{m['but']} the ones {m['room'] or 'in here'}", text)))
     text = _BOTH_ROOMS.sub(lambda m: f"{m['rooms']}{m['mid']}in {m['rooms']}", text)
     text = _DARK_FIRST.sub("", text)
+    text = _WENT_PAST_THEN_THERE.sub(lambda m: f"{m['rest']}{m['room']}", text)
     text = _IN_THERE_TOO.sub(lambda m: f"{m['room']}{m['mid']}{m['room']}", text)  # (one thing only: the grounding
     # reads "in there")
     text = _without_what_they_mean_to_do(_MY_OWN_PLAN.sub("", _EXCEPTION_SAID_AGAIN.sub(lambda m: m["keep"], text)))
@@ -768,6 +828,7 @@ def _plainer(task: str) -> str:
     text = _RUN_THE_TAP.sub(lambda m: f"turn on {m['what']}", _HEY_ROBOT.sub("", _NOT_JUST.sub("", text)))
     text = _DO_THE_DISHES.sub(lambda m: f"wash {m['what']}", _ALL_WASHING.sub("wash all the dirty dishes",
                                                                              _WASHING_UP.sub("wash ", text)))
+    text = _HUNGRY_AND_LEFT.sub(lambda m: f"bring me the {m['what']}", text)
     text = _WOULD_BE_NICE.sub(lambda m: "bring me " + re.sub(r"^(?:that|this|some|a|an)\s+", "the ", m["what"] or m[
         "calling"], flags=re.IGNORECASE), _HUNGRY.sub("I ", text.strip()))
     text = _GO_FOR.sub("bring me the ", _CAN_I_HAVE.sub("bring me ", _PITCH.sub("dark", _SHUT_OFF.sub("turn ", text))))
@@ -781,6 +842,10 @@ def _plainer(task: str) -> str:
     text = _SIGN_AFTER.sub(lambda m: f"{m['verb']} {m['sign']} {m['what']}", text)
     text = _KEEP_SIGN_AFTER.sub(lambda m: f"{m['verb']} {m['what']} {m['where']} {m['sign']}", text)
     text = _WASH_WORDS.sub("wash", _GIVE_A_WASH.sub(lambda m: f"wash {m['what']}", text))
+    text = _TAKE_IT_OFF_THEN.sub(lambda m: f"{m['verb']} {m['it']}", text)
+    text = _GATHER_THEN_PUT.sub(lambda m: f"{m['verb']} {m['what']}", text)
+    text = _EMPTY_IT.sub(lambda m: f"{m['ask']} all the dishes from the {m['what']}{m['rest']}",
+                         _THAT_ROOM.sub(lambda m: f"{m['before']}{m['mid']}{m['room']}", text))
     text = _WHATEVER_IN_THE_DISHWASHER.sub(lambda m: f"{m['ask']}all the dishes in the {m['what']}", text)
     text = _WATER_RUNNING.sub("turn on the tap ", _THANKS_AT_THE_END.sub("", text))
     text = _BARE_LIGHTS.sub(lambda m: f"turn {m['state']} {m['what']}", _EXCLAIMED_AT_THE_END.sub("", text) or text)
@@ -824,10 +889,11 @@ def _plainer(task: str) -> str:
     text = (_THAT_IS_A_CALL.sub("answer the phone", _WHO_CALLS_AT_THE_END.sub("", _WHATEVER_IS.sub(
         lambda m: f"{'wash' if m['verb'].lower() == 'do' else m['verb']} all the dishes ", text))))
     text = _GET_THE_PHONE.sub(lambda m: f"answer {m['det']} {m['noun']}", _asked_then(_answer_that(text)))
+    text = _FOR_ME.sub("", _PLZ.sub("please", _WOULD_YA.sub("", _US.sub(lambda m: f"{m['verb']} me", text))))
     text = _NOBODY_THERE.sub(lambda m: f"{m['rest']}in {m['room']}", _MIND.sub(
-        lambda m: _GERUNDS[m["verb"].lower()], _FOR_ME.sub("", _PLZ.sub("please", _WOULD_YA.sub("", _US.sub(
-            lambda m: f"{m['verb']} me", text))))))
-    text = _BELONGS_THERE.sub(_belongs_there, text)
+        lambda m: _GERUNDS.get(m["verb"].lower(), m["verb"]), text))
+    text = _BELONGS_THERE.sub(_belongs_there, _TOOK_FROM_THEN_BACK_THERE.sub(
+        lambda m: f"{m['thing']}{m['mid']}{'on' if m['off'] else 'to'} {m['place']}", text))
     needs = _NEEDS.match(text.strip())
     if needs:
         verb = needs["verb"].lower()
@@ -893,6 +959,64 @@ def _where_the_speaker_is(mention: Mention, words: list[str], graph: WorldGraph,
     return replace(mention, candidates=here, alternatives=here, by_label=False) if len(here) == 1 else mention
 
 
+_WASHED_THEN_BACK = re.compile(
+    r"(?<=\S)\s*(?:[,;]\s*|\s+)(?:and|but|then|,)?\s*(?:then\s+)?(?:bring|put|take|pop|return|carry)\s+(?:it|them)\s+"
+    r"(?:straight\s+)?back\s+(?:there|where\s+(?:it\s+was|they\s+were)|to\s+where\s+(?:it\s+was|they\s+were))"
+    r"(?:\s+after(?:wards)?)?(?:\s*[,;]?\s*(?:don['\u2019]?t|do\s+not)\s+put\s+(?:it|them)\s+away)?(?=\s*[.!?]*\s*$)",
+    re.IGNORECASE)
+""""wash the dishes on the side table but bring them back there after, don't put them away": washed, and where
+they are now (washing takes them to a sink)."""
+
+
+def _washed_then_back(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, speaker: str | None,
+                      grounder: Grounder) -> RequestReading | None:
+    """A washing request that says to bring the dishes back where they are (`_WASHED_THEN_BACK`): the washing, read
+    without those words, and each washed dish's place now; None when the request is not that."""
+    back = _WASHED_THEN_BACK.search(task)
+    if back is None or not re.search(r"\b(?:wash|rinse|scrub|clean)\b", task[:back.start()], re.IGNORECASE):
+        return None
+    found = read_request(task[:back.start()], graph, domain, rules, speaker=speaker, grounder=grounder)
+    if found is None or found.outcome not in (GOAL, SATISFIED) or found.goal is None:
+        return found
+    washed = re.findall(r"\(not \(dirty ([^\s()]+)\)\)", found.goal)
+    if not washed:
+        return None
+    parts = [found.goal[len("(and "):-1] if found.goal.startswith("(and ") else found.goal]
+    parts += [f"({f.predicate} {' '.join(f.args)})" for name in washed for f in sorted(graph.facts_of(name), key=str)
+              if any(r.max == 1 and name in r.keys_of(f.predicate, f.args) for r in rules.for_predicate(f.predicate))]
+    return RequestReading(found.outcome, f"(and {' '.join(parts)})", reason=found.reason)
+
+
+_HAS_ONE = re.compile(
+    r"^\s*(?:(?P<who>[A-Z][a-z]+)\s+(?:should\s+have|needs|wants|ought\s+to\s+have|could\s+use)\s+(?P<what>(?:a|an|some)\s+"
+    r"[^,.;!?]+?)(?:\s+with\s+(?:him|her|them))?\s*[,.;!-]+\s*(?:can\s+you\s+|could\s+you\s+|please\s+)?make\s+sure\s+"
+    r"(?:she|he|they)(?:['\u2019]s|\s+has|\s+have)\s+(?:got\s+)?(?:one|it|some)|(?:can\s+you\s+|could\s+you\s+|please\s+)?"
+    r"make\s+sure\s+(?P<who2>[A-Z][a-z]+)\s+(?:has|'s)\s+(?:got\s+)?(?P<what2>(?:a|an|some)\s+[^,.;!?]+?))\s*[.!?]*\s*$")
+""""Michael should have a soda with him, make sure he's got one", "make sure Jessica has got a glass": one of them is
+to be with that person; when they have one already, nothing is to be done."""
+
+
+def _has_one(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, speaker: str | None,
+                   grounder: Grounder) -> RequestReading | None:
+    """`_HAS_ONE`: satisfied when the person has a thing the words may name, else read as giving them one;
+    None when the request is not that."""
+    said = _HAS_ONE.match(task)
+    if said is None:
+        return None
+    who, what = said["who"] or said["who2"], said["what"] or said["what2"]
+    give = f"give {who} {what}"
+    mentions = grounder.ground(give, graph, speaker=speaker)
+    person = next((m for m in mentions if m.candidates and _is_kind(graph, domain, m.candidates[0], "person")), None)
+    things = [m for m in mentions if m is not person and m.candidates]
+    if person is None or len(person.candidates) != 1 or len(things) != 1:
+        return None
+    had = [n for n in (*things[0].candidates, *things[0].broader)
+           if graph.has_fact(Fact("has", (person.candidates[0], n)))]
+    if had:
+        return RequestReading(SATISFIED, f"(has {person.candidates[0]} {had[0]})")
+    return read_request(give, graph, domain, rules, speaker=speaker, grounder=grounder)
+
+
 def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *, speaker: str | None = None,
                  grounder: Grounder | None = None, mentions: Sequence[Mention] | None = None,
                  ) -> RequestReading | None:
@@ -900,6 +1024,10 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
     `mentions`: the task's mentions grounded over the whole graph, if the caller has them. A request whose whole
     is not plain enough may still be a reason and then the request (`_after_the_reason`): the request is read."""
     grounder = grounder or Grounder(domain, rules)
+    if (back := _washed_then_back(task, graph, domain, rules, speaker, grounder)) is not None:
+        return back
+    if (has := _has_one(task, graph, domain, rules, speaker, grounder)) is not None:
+        return has
     first = None
     for said in dict.fromkeys((task, plain_request(task))):  # as said, else in plainer words when that asks: "the
         # cup I left on the dresser ... is gross, could you wash it for me" (the dresser says which cup)
@@ -934,7 +1062,8 @@ def read_request(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, *
     if asked is not None and (found := _read_request(asked, graph, domain, rules, speaker=speaker,
                                                      grounder=grounder)) is not None:
         return found
-    asked = _before_a_remark(task, grounder, graph, domain) or _it_named_before(task, grounder, graph, domain)
+    asked = _before_a_remark(task, grounder, graph, domain) or _it_named_before(task, grounder, graph, domain) or (
+        _it_named_before(plain, grounder, graph, domain) if (plain := plain_request(task)) != task else None)
     return None if asked is None else _read_request(asked, graph, domain, rules, speaker=speaker, grounder=grounder)
 
 
@@ -1053,8 +1182,8 @@ def _it_named_before(task: str, grounder: Grounder, graph: WorldGraph, domain: D
         return None  # (a receptacle there says where the thing is: "sitting out on the coffee table")
     start = things[0].start
     owner = ""
-    if start > 0 and words[start - 1] in _OWNERS - {"'s"}:  # "I've finished my novel, ...": my novel
-        owner = words[start - 1]
+    if start > 0 and words[start - 1] in _OWNERS - {"'s"} | {"this"}:  # "I've finished my novel, ...": my novel
+        owner = words[start - 1]  # ("I'm done with this soda": the one the speaker has)
     elif start > 1 and words[start - 1] == "'s":  # "Sarah's mug": Sarah's
         owner = f"{words[start - 2]}'s"
     if len(set(things[0].broader) | set(things[0].candidates)) < 2:
@@ -1706,6 +1835,9 @@ class Keep:
     where: bool = False
     """Kept where it is ("leave the water bottle where it is", "don't take the apple juice out"): its place now is
     part of the goal."""
+    others: bool = False
+    """Kept as one of "everything else" ("but don't switch anything else off"): only when the rest of the request
+    does not act on it."""
 
 
 _ASKS_IF = frozenset({"did", "does", "do", "has", "have", "is", "are", "was", "were", "who", "whoever"})
@@ -1760,9 +1892,24 @@ def kept_things(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
         if kind == "dont" and first < end and words[first] in _TO:
             cut.update(range(start, end))  # "not in the pantry": where it does not go
             continue
+        said = _said_states(words, start, end, covered, lexicon)
+        if not things and kind in ("keep", "dont") and "else" in span and _EVERYTHING & set(span) and said:
+            # "but don't switch anything else off", "leave everything else on": whatever is so stays so
+            for name in sorted(graph.entities()):
+                states = tuple((p, (not sign) if kind == "dont" else sign) for p, sign in said.items()
+                               if _fits(graph, domain, name, p)
+                               and graph.has_fact(Fact(p, (name,))) == ((not sign) if kind == "dont" else sign))
+                if states:
+                    keeps.append(Keep(name, states, others=True))
+            cut.update(range(start, end))
+            continue
+        if not things and kind == "dont" and _EVERYTHING & set(span) and _MOVING & set(span) and (
+                held := _what_is_in_it(words, start, end, mentions, graph, domain, rules)):
+            keeps += [Keep(n, (), where=True) for n in held]  # "open the cupboard but don't take anything out of
+            cut.update(range(start, end))  # it": what is in it stays there
+            continue
         if not things or (kind == "keep" and _placed_after(words, things[0], mentions, graph, domain, end)):
             continue
-        said = _said_states(words, start, end, covered, lexicon)
         located = [_in_the_room_named(_located_at(mention, words, mentions, end, graph, domain, rules), mentions,
                                       graph, domain, rules) for mention in things]
         if kind == "keep" and said:
@@ -1786,6 +1933,25 @@ def kept_things(task: str, mentions: Sequence[Mention], graph: WorldGraph, domai
                 keeps.append(Keep(name, states, where=where and not states))
         cut.update(range(start, end))
     return keeps, cut
+
+
+def _what_is_in_it(words: list[str], start: int, end: int, mentions: Sequence[Mention], graph: WorldGraph,
+                   domain: Domain, rules: RuleSet) -> list[str]:
+    """The items in or on the place a clause says nothing is to be taken out of or off ("out of it", "from the
+    fridge"; "it" is the last place named before the clause), or none."""
+    at = next((i for i in range(start, end - 1) if words[i] in ("of", "from", "off")), None)
+    if at is None:
+        return []
+    named = next((m for m in mentions if at < m.start < end and m.candidates), None)
+    if named is None and "it" in words[at + 1:end]:
+        named = next((m for m in reversed(mentions) if m.end <= start and m.candidates
+                      and _is_kind(graph, domain, m.candidates[0], "receptacle")), None)
+    if named is None or len(named.candidates) != 1 or not _is_kind(graph, domain, named.candidates[0], "receptacle"):
+        return []
+    place = named.candidates[0]
+    return [n for n in sorted(graph.entities()) if _is_kind(graph, domain, n, "item") and any(
+        f.args[-1] == place and any(r.max == 1 and n in r.keys_of(f.predicate, f.args)
+                                    for r in rules.for_predicate(f.predicate)) for f in graph.facts_of(n))]
 
 
 def _as_it_is(mention: Mention, said: dict[str, bool], graph: WorldGraph, domain: Domain) -> Mention:
@@ -1900,6 +2066,10 @@ def apply_keeps(literals: Sequence[Literal], keeps: Sequence[Keep], graph: World
     type; a literal that would change a kept thing is left out; the kept state is part of the goal (as said, or as
     it is now for the state predicates the goal uses on things of its kind), and so is the place of a thing kept where
     it is."""
+    acted = {lit.args[0] for lit in literals if lit.args and lit.quote != "keep"}
+    every = {a[len(WILDCARD):] for lit in literals for a in lit.args if a.startswith(WILDCARD)}
+    keeps = [k for k in keeps if not (k.others and (k.thing in acted or any(
+        domain.is_subtype(graph.entity_type(k.thing) or "", t) for t in every)))]  # "else": what is not acted on
     if not keeps:
         return list(literals)
     rules = RuleSet.for_domain(domain)
@@ -2062,7 +2232,8 @@ def complaint_reading(task: str, mentions: Sequence[Mention], graph: WorldGraph,
         return None
     predicate = next(iter(fitting))
     candidates = list(thing.candidates)
-    place = next((m for m in places if m.start >= thing.end), None)
+    place = next((m for m in places if m.start >= thing.end), None) or next(
+        (m for m in reversed(places) if m.end <= thing.start), None)  # "whoever used the bathroom left the light on"
     if place is not None:
         candidates = [n for n in candidates if places_of(graph, rules, n) & set(place.candidates)] or candidates
     now = [n for n in candidates if _fits(graph, domain, n, predicate) and graph.has_fact(Fact(predicate, (n,)))]

@@ -505,7 +505,7 @@ class Grounder:
         lex = self._lexicon
         ordered = _in_the_room_after(ordered, words, vocabulary, narrowed, stops,
                                      lex.moves | lex.takes | lex.gives | lex.goes)
-        ordered = _this_one_here(_renarrow(ordered, vocabulary, narrowed), words, vocabulary, here)
+        ordered = _this_one_here(_renarrow(ordered, vocabulary, narrowed), words, vocabulary, here, speaker)
         _where_it_is_then_where_to(ordered, words, vocabulary, narrowed)
         ordered = _renarrow(_next_to_them(ordered, words, vocabulary, speaker), vocabulary, narrowed)
         return tuple(_link_qualifiers(ordered, narrowed))
@@ -619,6 +619,11 @@ class Grounder:
                 word in by_name[n].numbers and not of_a_place)}
             if narrower:
                 scored = narrower
+        if describing and len(_best(scored)) > 1:  # "the kitchen counter": the counter in the kitchen, not the
+            own = {n for n in _best(scored) if words[i] in by_name[n].noun_phrase}  # kitchen island (a counter by
+            other = {n for n in _best(scored) if n not in own and set(describing) & set(by_name[n].noun_phrase)}
+            if own and other:  # type, whose own words use "kitchen" for another kind of thing)
+                scored = {n: v for n, v in scored.items() if n not in other}
         end = i + 1
         if after is not None and _NUMBER.fullmatch(after):  # "kitchen 2", "bedroom 1"
             numbered = {n: v for n, v in scored.items() if after in by_name[n].numbers}
@@ -1165,9 +1170,10 @@ bathroom 2")."""
 
 
 def _this_one_here(mentions: list[Mention], words: list[str], vocabulary: _Vocabulary, here: str | None,
-                   ) -> list[Mention]:
-    """"this tv is driving me nuts" (said by someone in a room): of alike things, the ones in the speaker's room."""
-    if here is None:
+                   speaker: str | None = None) -> list[Mention]:
+    """"this tv is driving me nuts" (said by someone in a room): of alike things, the ones in the speaker's room;
+    "I'm done with this soda" said by someone who holds one of them: that one."""
+    if here is None and speaker is None:
         return mentions
     by_name = {e.name: e for e in vocabulary.entities}
     out = list(mentions)
@@ -1175,7 +1181,10 @@ def _this_one_here(mentions: list[Mention], words: list[str], vocabulary: _Vocab
         if len(mention.candidates) < 2 or mention.plural or not mention.start or words[mention.start - 1] not in (
                 "this", "these"):
             continue
-        there = tuple(n for n in mention.candidates if n in by_name and here in by_name[n].places)
+        held = tuple(n for n in mention.candidates if speaker is not None and n in by_name
+                     and speaker in by_name[n].places)
+        there = held or tuple(n for n in mention.candidates if here is not None and n in by_name
+                              and here in by_name[n].places)
         if there and len(there) < len(mention.candidates):
             out[k] = replace(mention, candidates=there, alternatives=there, by_label=False)
     return out

@@ -186,6 +186,18 @@ _HAD_SOME_IN_IT = re.compile(r"\bhad\s+(?:some|a\s+(?:bit|drop|splash)\s+of)\s+(
                              r"(?P<it>it)\b(?!\s+(?:already|before))", re.IGNORECASE)
 """"took the orange glass out of the cupboard and had some lemonade in it": is having the lemonade, and drank out
 of the glass."""
+_POURED_AND_DRANK = re.compile(
+    r"\bpoured\s+(?:(?:herself|himself|themselves|themself|myself)\s+)?(?:a\s+(?:glass|cup|mug|drop|splash)\s+of\s+|some\s+"
+    r"(?:of\s+)?)?(?:the\s+)?(?P<what>(?!it\b)[a-z]+(?:\s+[a-z]+){0,2}?)\s+(?:(?:in|into)\s+it\s+)?and\s+(?:then\s+)?drank\s+"
+    r"(?:it|some)\b", re.IGNORECASE)
+""""got the grey cup out of the cupboard, poured herself some of the apple juice and drank it": is having the apple
+juice, and drank out of the cup (named before)."""
+
+_HAD_HERS_IN_IT = re.compile(r"\bhad\s+(?:her|his|their|my|our)\s+(?:[a-z]+\s+)?(?:tea|coffee|cuppa|drink|juice|milk|water|"
+                             r"soup|cereal|porridge|breakfast|lunch|dinner|supper|smoothie|cocoa)\s+(?:in|out\s+of|from)\s+"
+                             r"(?P<it>it|them)\b", re.IGNORECASE)
+""""got the white mug out of the cupboard and had her tea in it": drank out of it (her tea is no thing of the
+memory; the mug is used)."""
 
 
 _EATS_FROM_A_PACK = re.compile(
@@ -209,6 +221,8 @@ def eaten_from(text: str) -> str:
     text = _ATE_THE_FROM.sub(lambda m: m[0] if m["what"].split()[-1].lower() in m["dish"].lower().split() else (
         f"is having {m['what']} and {m['verb']} {m['from']} "), text)
     text = _HAD_SOME_IN_IT.sub(lambda m: f"is having the {m['what']} and drank out of {m['it']}", text)
+    text = _HAD_HERS_IN_IT.sub(lambda m: f"drank out of {m['it']}", text)
+    text = _POURED_AND_DRANK.sub(lambda m: f"is having the {m['what']} and drank out of it", text)
     return _EATEN_FROM.sub(lambda m: f"{'ate' if m.group(1) else m.group(2)} "
                                      f"{'out of' if m.group(3).lower() == 'in' else m.group(3)} ", text)
 
@@ -639,8 +653,57 @@ _OUTTA = re.compile(r"\bout(?:ta|a)\b", re.IGNORECASE)
 
 _ON_THE_WAY = re.compile(r",?\s+on\s+(?:his|her|their|my|our|the)\s+way\s+(?:to|out|back|in|home|up|down|past|through|"
                          r"over|by)\b"
-                         r"[^,.;!?]*", re.IGNORECASE)
-""""turned on the hallway light on her way to the bathroom": where she was going is no event."""
+                         r"(?:(?!\s+and\s)[^,.;!?])*", re.IGNORECASE)
+""""turned on the hallway light on her way to the bathroom": where she was going is no event (what she did next,
+after "and", is: "... on her way out and went to the bedroom")."""
+_LEGGED_IT = re.compile(r"\b(?:legged|hot-?footed|high-?tailed|belted|pegged)\s+it\b", re.IGNORECASE)
+""""Michael legged it down to the living room": ran down to the living room ("it" is no thing)."""
+_BEFORE_IT_STOPPED = re.compile(r"\s+(?:just\s+)?(?:before|as)\s+it\s+(?:rang\s+off|stopped(?:\s+ringing)?|went\s+to\s+"
+                                r"voicemail|cut\s+off)\b", re.IGNORECASE)
+""""answered the phone just before it rang off": answered the phone (when is no event)."""
+_OPENED_TOOK_SHUT = re.compile(
+    r"\bopened\s+(?P<place>(?:the|his|her|their|my)\s+(?:[a-z0-9]+\s+){0,3}?[a-z0-9]+)\s*,?\s*(?:and\s+)?(?:then\s+)?"
+    r"(?P<verb>took|grabbed|got|pulled|fished)\s+(?P<what>(?:the|a|an|some|his|her|their|my)\s+(?:[a-z0-9]+\s+){0,3}?"
+    r"[a-z0-9]+?)(?:\s+out)?\s*,?\s+and\s+(?:then\s+)?(?:shut|closed)\s+it(?:\s+again|\s+after\s+(?:her|him|them|"
+    r"herself|himself))?\b", re.IGNORECASE)
+""""opened the cupboard, grabbed the chocolate bar and shut it again": took the chocolate bar from the cupboard (the
+cupboard is as it was; the one the thing is in is the one opened)."""
+_LOOKED_THROUGH_IT = re.compile(r"(?:\s*,\s*|\s+)(?:flicked|flipped|leafed|thumbed|browsed|skimmed|glanced)\s+(?:through|at)\s+"
+                                r"(?:it|them)(?:\s+for\s+a\s+(?:bit|while|minute|few\s+minutes)|\s+a\s+bit)?(?=\s*,|\s+and\b)",
+                                re.IGNORECASE)
+""""picked up the magazine from his dresser, flicked through it for a bit and then put it down on his bookshelf": what
+was done with it in between changes nothing."""
+_STILL_HOLDING = re.compile(r"\s*,\s*(?:and\s+)?(?:she|he|they)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+still\s+(?:hanging\s+on\s+"
+                            r"to|holding(?:\s+on\s+to)?|got|carrying|clutching)\s+(?:it|them)\b(?=\s*[.!,;]*\s*$)",
+                            re.IGNORECASE)
+""""..., she's still hanging on to it" at the end, after she took it: she has it, as said before."""
+_GETTING_DARK = re.compile(r"\s*(?:,|\s-)\s*(?:as\s+|cos\s+|because\s+)?(?:it['\u2019]s|it\s+is|it\s+was|it\s+had)\s+(?:been\s+)?"
+                           r"(?:getting|gone|going|got|so|really|proper|pretty)\s+(?:(?:proper|really|so|pretty|a\s+bit|"
+                           r"quite)\s+)?(?:dark|dim|gloomy)(?:\s+in\s+(?:there|here|(?:the\s+)?[a-z]+(?:\s+room)?(?:\s+\d)?))?"
+                           r"(?=\s*[.!]*\s*$)", re.IGNORECASE)
+""""Michael turned his light on, it's getting proper dark in the living room": why (said after a light switched on)."""
+_HALFWAY_THROUGH = re.compile(r"\b(?P<who>[A-Z][a-z]+|[Ss]he|[Hh]e)(?:['\u2019]s|\s+is)\s+(?:already\s+)?(?:halfway|half\s+way|part\s+way|"
+                              r"most\s+of\s+the\s+way)\s+through\s+(?:that|the|this)\s+")
+""""Michael's halfway through that energy drink": Michael is having the energy drink."""
+_WILL_LATER = re.compile(r"\s*,\s*(?:and\s+|so\s+)?(?:he|she|they|I|we)['\u2019]ll\s+[^,.;!?]*(?=\s*[.!]*\s*$)")
+""""..., he'll be bouncing off the walls later": what will be is no change now."""
+_WHERE_SAT = re.compile(r"\s+where\s+(?:he|she|they|I)(?:['\u2019]s|\s+is|['\u2019]re|\s+are|['\u2019]m|\s+was)\s+(?:sat|sitting|"
+                        r"lying|sprawled)\b", re.IGNORECASE)
+""""the one in living room 1 where he's sat": the one in living room 1 (where he is says which room, no change)."""
+_GOT_FEELING_AND = re.compile(r"\b(?P<who>[A-Z][a-z]+)\s+got\s+(?:bored|hungry|thirsty|cold|hot|tired|fed\s+up|peckish)\s+"
+                              r"and\s+(?=[a-z])")
+""""Michael got bored and stuck the telly on": Michael stuck the telly on (how he felt is why)."""
+_NOT_WHOSE_AT_THE_END = re.compile(r"\s*,\s*(?:and\s+)?not\s+(?:[A-Z][a-z]+['\u2019]s|his|her|their|the\s+other)(?:\s+[a-z]+)?"
+                                   r"(?=\s*[.!]*\s*$)")
+""""..., the one in kitchen 1 I mean, not David's kitchen": what is not meant, after "the one ..." said which."""
+_NOT_CLEAN = re.compile(r"(?P<be>\b(?:is|are|was|were)|['\u2019](?:s|re))\s*(?:n['\u2019]?t|\s+not)\s+(?:(?:even|remotely|exactly|"
+                        r"properly)\s+)?(?:clean|washed)\b(?:\s+at\s+all|\s+yet)?", re.IGNORECASE)
+""""the glass in the dishwasher is not clean at all", "it's not clean": it is dirty."""
+_WENT_TO_DO = re.compile(r"\b(?P<verb>went|gone|headed|goes|go)\s+(?:off\s+)?to\s+(?:lie\s+down|have\s+a\s+[a-z]+|"
+                         r"watch\s+(?:[a-z']+\s+){0,3}?|read|sleep|nap|rest|work|sit\s+down|play)\s*(?=(?:in|into)\s)",
+                         re.IGNORECASE)
+""""went to lie down in the bedroom", "gone to watch her programme in living room 2": went into the room (what
+for is no event)."""
 _GONE_OFF = re.compile(r"\b(gone|went|go|goes|headed|ran|run|wandered)\s+off\b(?=\s+(?:to|into|in)\b)", re.IGNORECASE)
 """"gone off to the office": gone to the office ("off" is no light going off)."""
 _PHONE_WENT_OFF = re.compile(r"\b(?P<lead>(?:phones?|smartphones?|cordless(?:\s+phones?)?|mobiles?|landline)\b"
@@ -818,6 +881,8 @@ def plain_report(text: str) -> str:
     the island", "the cupboard that was open" -> "the open cupboard"), "left the light on in the garage" -> "left
     the light in the garage on", and "ate the orange" -> "is eating the orange", "finished off the wine" -> "is having
     the wine" (the one who ate it has it), and "picked up the phone that was ringing" -> "answered the phone"."""
+    if re.search(r"\bthe\s+one\s+(?:in|on|with|from)\b", text, re.IGNORECASE):
+        text = _NOT_WHOSE_AT_THE_END.sub("", text)
     text = _ALL_GONE.sub(lambda m: f"{m['who']} {m['verb']} {m['what']}", text)
     text = _MUCK_ON_IT.sub(lambda m: f"{m['what']} is dirty", text)
     both = _THEY_BOTH_WENT.match(text)
@@ -852,6 +917,16 @@ def plain_report(text: str) -> str:
                                                                                        text))
     text = _PHONE_WENT_OFF.sub(lambda m: f"{m['lead']} rang" if m["verb"].lower() == "went" else
                                f"{m['lead']} {m['be'] or 'is'} ringing", text)
+    text = _WENT_TO_DO.sub(lambda m: f"{m['verb']} ", _LEGGED_IT.sub("ran", _BEFORE_IT_STOPPED.sub("", text)))
+    text = _NOT_CLEAN.sub(lambda m: f"{m['be']} dirty", _LOOKED_THROUGH_IT.sub("", text))
+    if re.search(r"\b(?:got|took|grabbed|picked|fetched)\b", text, re.IGNORECASE):
+        text = _STILL_HOLDING.sub("", text)
+    text = _WHERE_SAT.sub("", _GOT_FEELING_AND.sub(lambda m: f"{m['who']} ", text))
+    text = _WILL_LATER.sub("", _HALFWAY_THROUGH.sub(lambda m: f"{m['who']} is having the ", text))
+    dark = _GETTING_DARK.search(text)
+    if dark is not None and re.search(r"\b(?:on|lamps?|lights?)\b", text[:dark.start()], re.IGNORECASE):
+        text = text[:dark.start()] + text[dark.end():]
+    text = _OPENED_TOOK_SHUT.sub(lambda m: f"{m['verb']} {m['what']} from {m['place']}", text)
     text = _GONE_OFF.sub(lambda m: m[1], _OUTTA.sub("out of", _ON_THE_WAY.sub("", eaten_from(_A_SIP.sub("", text)))))
     text = _PICKED_UP_RINGING.sub(lambda m: f"answered {m['det']} {m['noun'] or m['noun2']}", text)
     text = relative_places(text)
@@ -1685,7 +1760,8 @@ def _subjects_of_giving(words: list[str], mentions: Sequence[Mention], lexicon: 
 def _gone_to(words: list[str], mentions: Sequence[Mention], lexicon: Lexicon, graph: WorldGraph,
              domain: Domain) -> set[str]:
     """The rooms the text says someone went to: "to" or "into" right before the room, a verb of going a few words
-    before that ("went back out to the garage")."""
+    before that ("went back out to the garage"); and the places a thing was put back on or in ("got the phone and
+    put it back on the coffee table": it was moved there, though that is where it was)."""
     out: set[str] = set()
     for m in mentions:
         i = m.start - 1
@@ -1693,6 +1769,9 @@ def _gone_to(words: list[str], mentions: Sequence[Mention], lexicon: Lexicon, gr
             i -= 1
         if i > 0 and words[i] in ("to", "into") and lexicon.goes & set(words[max(0, i - 4):i]) and m.candidates and all(
                 domain.is_subtype(graph.entity_type(n) or "", "room") for n in m.candidates):
+            out.update(m.candidates)
+        elif i > 1 and words[i] in ("on", "in", "into", "onto", "inside") and words[i - 1] == "back" and (
+                lexicon.moves & set(words[max(0, i - 4):i - 1])):
             out.update(m.candidates)
     return out
 
@@ -1702,8 +1781,8 @@ def _last_place(stated: list[Stated], mentions: Sequence[Mention], sources: set[
     """Of the places a one-place rule allows one of, the one the text leaves each thing at: a change before one
     that is not (a later "it was on the counter" says where it was), and of those the one said last; a room the
     text says someone went to counts as a change ("went to the living room ... and went back to the garage")."""
-    position = {n: -1 if n in sources else m.start for m in mentions for n in m.candidates}
-    drop: set[int] = set()
+    position = {n: -1 if n in sources and n not in gone_to else m.start for m in mentions for n in m.candidates}
+    drop: set[int] = set()  # (a place a thing was taken from and put back on is where it was put last)
     for rule in rules.rules:
         if rule.max != 1:
             continue

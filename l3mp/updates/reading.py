@@ -141,7 +141,7 @@ def read(text: str, mentions: Sequence[Mention], graph: WorldGraph, domain: Doma
         return None
     if request and any(w.endswith("ing") and i > 0 and words[i - 1] in _BE for i, w in enumerate(words)):
         return None  # "somebody's phone is ringing, get it": says what is so, to ask for something else
-    mentions = not_those(words, mentions, aside)
+    mentions = not_those(words, mentions, aside, graph, rules)
     reader = _Reader(words, mentions, graph, domain, rules, lexicon, request, speaker, pauses(text),
                      frozenset(aside) - _got_no_new(words, lexicon))
     found = reader.read()
@@ -308,7 +308,7 @@ def _asides(text: str, words: list[str], mentions: Sequence[Mention], lexicon: L
                 at > 0 and _commentary(
                 [words[i] for i in span], verbs, any(m.start in span and words[m.start] not in _THING_PRONOUNS
                                                      for m in mentions))) or (at > 0 and _never_happened(
-                [words[i] for i in span])):
+                [words[i] for i in span])) or (at > 0 and _no_more([words[i] for i in span], verbs)):
             out.update(span)
         at += n
     if at != len(words):
@@ -443,6 +443,13 @@ _SHOWS = frozenset({"show", "shows", "film", "movie", "programme", "program", "d
 _LEADS_OF_DOUBT = (["i", "think"], ["think"], ["i", "guess"], ["guess"], ["probably"], ["i", "reckon"], ["reckon"])
 
 
+def _no_more(part: list[str], verbs: frozenset[str]) -> bool:
+    """Whether a part after a comma says only what is over now, with no verb or state word ("..., no more stewed
+    tea smell", "..., no more mess"): a remark, whatever it names."""
+    words = [w for w in part if w not in ("and", "but", "so", "finally", "at", "last")]
+    return words[:2] == ["no", "more"] and len(words) > 2 and not set(words) & verbs
+
+
 def _remark(part: list[str], verbs: frozenset[str]) -> bool:
     """Whether a part after a comma that names no thing only remarks on the report before it: what a person says
     or thinks of it ("..., he says there's nothing worth watching tonight": a person pronoun and a word of saying
@@ -538,12 +545,27 @@ def _not_that_one(part: list[str], verbs: frozenset[str]) -> bool:
     return words in (["the", "other", "one"], ["that", "other", "one"])
 
 
-def not_those(words: list[str], mentions: Sequence[Mention], aside: set[int]) -> list[Mention]:
+def not_those(words: list[str], mentions: Sequence[Mention], aside: set[int], graph: WorldGraph | None = None,
+              rules: RuleSet | None = None) -> list[Mention]:
     """The mentions with what an aside says was not meant taken out of the one thing named before it ("took a
-    photo album off the bookshelf - not the black one, the other one": the photo album that is not black), when
-    that leaves one."""
+    photo album off the bookshelf - not the black one, the other one": the photo album that is not black; "took the
+    red atlas - not the one on his bookshelf": the red atlas that is not on that bookshelf, when `graph` says where
+    each is), when that leaves one."""
     out = list(mentions)
     for k, m in enumerate(mentions):
+        at = m.start - 1
+        while at >= 0 and words[at] in _DETERMINERS:
+            at -= 1
+        if graph is not None and rules is not None and m.start in aside and at >= 3 and words[at] in (
+                "on", "in", "from", "at") and words[at - 3:at] == ["not", "the", "one"]:
+            before = [j for j in range(k) if mentions[j].start not in aside and mentions[j].qualifies is None
+                      and len(out[j].candidates) > 1]
+            if before:
+                j = before[-1]
+                left = tuple(n for n in out[j].candidates if not places_of(graph, rules, n) & set(m.candidates))
+                if len(left) == 1:
+                    out[j] = replace(out[j], candidates=left, alternatives=left)
+            continue
         if m.start not in aside or m.start < 2 or words[m.start - 2:m.start] not in (["not", "the"], ["not", "that"]):
             continue
         before = [j for j in range(k) if mentions[j].start not in aside and mentions[j].qualifies is None

@@ -272,7 +272,8 @@ class _Run:
         report = self.report
         self.mentions = u.grounder.ground(report, self.graph)
         self.mentions = reading.not_those(tokens(report), self.mentions, reading.asides(
-            report, self.mentions, u.grounder.lexicon, self.graph, u.world.domain))  # ("- not the black one -")
+            report, self.mentions, u.grounder.lexicon, self.graph, u.world.domain), self.graph,
+            u.world.verifier.rules)  # ("- not the black one -", "- not the one on his bookshelf -")
         self.plainer(context=False)
         allowed = meaning.allowed_entities(self.mentions, self.graph, self.report)
         read = None
