@@ -193,9 +193,9 @@ _POURED_AND_DRANK = re.compile(
 """"got the grey cup out of the cupboard, poured herself some of the apple juice and drank it": is having the apple
 juice, and drank out of the cup (named before)."""
 
-_HAD_HERS_IN_IT = re.compile(r"\bhad\s+(?:her|his|their|my|our)\s+(?:[a-z]+\s+)?(?:tea|coffee|cuppa|drink|juice|milk|water|"
-                             r"soup|cereal|porridge|breakfast|lunch|dinner|supper|smoothie|cocoa)\s+(?:in|out\s+of|from)\s+"
-                             r"(?P<it>it|them)\b", re.IGNORECASE)
+_HAD_HERS_IN_IT = re.compile(r"\bhad\s+(?:her|his|their|my|our)\s+(?:[a-z]+\s+)?(?:tea|coffee|cuppa|drink|juice|"
+                             r"milk|water|soup|cereal|porridge|breakfast|lunch|dinner|supper|smoothie|cocoa)\s+"
+                             r"(?:in|out\s+of|from)\s+(?P<it>it|them)\b", re.IGNORECASE)
 """"got the white mug out of the cupboard and had her tea in it": drank out of it (her tea is no thing of the
 memory; the mug is used)."""
 
@@ -668,36 +668,40 @@ _OPENED_TOOK_SHUT = re.compile(
     r"herself|himself))?\b", re.IGNORECASE)
 """"opened the cupboard, grabbed the chocolate bar and shut it again": took the chocolate bar from the cupboard (the
 cupboard is as it was; the one the thing is in is the one opened)."""
-_LOOKED_THROUGH_IT = re.compile(r"(?:\s*,\s*|\s+)(?:flicked|flipped|leafed|thumbed|browsed|skimmed|glanced)\s+(?:through|at)\s+"
-                                r"(?:it|them)(?:\s+for\s+a\s+(?:bit|while|minute|few\s+minutes)|\s+a\s+bit)?(?=\s*,|\s+and\b)",
-                                re.IGNORECASE)
+_LOOKED_THROUGH_IT = re.compile(
+    r"(?:\s*,\s*|\s+)(?:flicked|flipped|leafed|thumbed|browsed|skimmed|glanced)\s+(?:through|at)\s+(?:it|them)"
+    r"(?:\s+for\s+a\s+(?:bit|while|minute|few\s+minutes)|\s+a\s+bit)?(?=\s*,|\s+and\b)", re.IGNORECASE)
 """"picked up the magazine from his dresser, flicked through it for a bit and then put it down on his bookshelf": what
 was done with it in between changes nothing."""
-_STILL_HOLDING = re.compile(r"\s*,\s*(?:and\s+)?(?:she|he|they)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+still\s+(?:hanging\s+on\s+"
-                            r"to|holding(?:\s+on\s+to)?|got|carrying|clutching)\s+(?:it|them)\b(?=\s*[.!,;]*\s*$)",
-                            re.IGNORECASE)
+_STILL_HOLDING = re.compile(
+    r"\s*,\s*(?:and\s+)?(?:she|he|they)(?:['\u2019]s|\s+is|\s+are|['\u2019]re)\s+still\s+(?:hanging\s+on\s+to|"
+    r"holding(?:\s+on\s+to)?|got|carrying|clutching)\s+(?:it|them)\b(?=\s*[.!,;]*\s*$)", re.IGNORECASE)
 """"..., she's still hanging on to it" at the end, after she took it: she has it, as said before."""
-_GETTING_DARK = re.compile(r"\s*(?:,|\s-)\s*(?:as\s+|cos\s+|because\s+)?(?:it['\u2019]s|it\s+is|it\s+was|it\s+had)\s+(?:been\s+)?"
-                           r"(?:getting|gone|going|got|so|really|proper|pretty)\s+(?:(?:proper|really|so|pretty|a\s+bit|"
-                           r"quite)\s+)?(?:dark|dim|gloomy)(?:\s+in\s+(?:there|here|(?:the\s+)?[a-z]+(?:\s+room)?(?:\s+\d)?))?"
-                           r"(?=\s*[.!]*\s*$)", re.IGNORECASE)
+_GETTING_DARK = re.compile(
+    r"\s*(?:,|\s-)\s*(?:as\s+|cos\s+|because\s+)?(?:it['\u2019]s|it\s+is|it\s+was|it\s+had)\s+(?:been\s+)?"
+    r"(?:getting|gone|going|got|so|really|proper|pretty)\s+(?:(?:proper|really|so|pretty|a\s+bit|quite)\s+)?"
+    r"(?:dark|dim|gloomy)(?:\s+in\s+(?:there|here|(?:the\s+)?[a-z]+(?:\s+room)?(?:\s+\d)?))?(?=\s*[.!]*\s*$)",
+    re.IGNORECASE)
 """"Michael turned his light on, it's getting proper dark in the living room": why (said after a light switched on)."""
-_HALFWAY_THROUGH = re.compile(r"\b(?P<who>[A-Z][a-z]+|[Ss]he|[Hh]e)(?:['\u2019]s|\s+is)\s+(?:already\s+)?(?:halfway|half\s+way|part\s+way|"
-                              r"most\s+of\s+the\s+way)\s+through\s+(?:that|the|this)\s+")
+_HALFWAY_THROUGH = re.compile(
+    r"\b(?P<who>[A-Z][a-z]+|[Ss]he|[Hh]e)(?:['\u2019]s|\s+is)\s+(?:already\s+)?(?:halfway|half\s+way|part\s+way|"
+    r"most\s+of\s+the\s+way)\s+through\s+(?:that|the|this)\s+")
 """"Michael's halfway through that energy drink": Michael is having the energy drink."""
 _WILL_LATER = re.compile(r"\s*,\s*(?:and\s+|so\s+)?(?:he|she|they|I|we)['\u2019]ll\s+[^,.;!?]*(?=\s*[.!]*\s*$)")
 """"..., he'll be bouncing off the walls later": what will be is no change now."""
-_WHERE_SAT = re.compile(r"\s+where\s+(?:he|she|they|I)(?:['\u2019]s|\s+is|['\u2019]re|\s+are|['\u2019]m|\s+was)\s+(?:sat|sitting|"
-                        r"lying|sprawled)\b", re.IGNORECASE)
+_WHERE_SAT = re.compile(
+    r"\s+where\s+(?:he|she|they|I)(?:['\u2019]s|\s+is|['\u2019]re|\s+are|['\u2019]m|\s+was)\s+(?:sat|sitting|lying|"
+    r"sprawled)\b", re.IGNORECASE)
 """"the one in living room 1 where he's sat": the one in living room 1 (where he is says which room, no change)."""
-_GOT_FEELING_AND = re.compile(r"\b(?P<who>[A-Z][a-z]+)\s+got\s+(?:bored|hungry|thirsty|cold|hot|tired|fed\s+up|peckish)\s+"
-                              r"and\s+(?=[a-z])")
+_GOT_FEELING_AND = re.compile(
+    r"\b(?P<who>[A-Z][a-z]+)\s+got\s+(?:bored|hungry|thirsty|cold|hot|tired|fed\s+up|peckish)\s+and\s+(?=[a-z])")
 """"Michael got bored and stuck the telly on": Michael stuck the telly on (how he felt is why)."""
-_NOT_WHOSE_AT_THE_END = re.compile(r"\s*,\s*(?:and\s+)?not\s+(?:[A-Z][a-z]+['\u2019]s|his|her|their|the\s+other)(?:\s+[a-z]+)?"
-                                   r"(?=\s*[.!]*\s*$)")
+_NOT_WHOSE_AT_THE_END = re.compile(
+    r"\s*,\s*(?:and\s+)?not\s+(?:[A-Z][a-z]+['\u2019]s|his|her|their|the\s+other)(?:\s+[a-z]+)?(?=\s*[.!]*\s*$)")
 """"..., the one in kitchen 1 I mean, not David's kitchen": what is not meant, after "the one ..." said which."""
-_NOT_CLEAN = re.compile(r"(?P<be>\b(?:is|are|was|were)|['\u2019](?:s|re))\s*(?:n['\u2019]?t|\s+not)\s+(?:(?:even|remotely|exactly|"
-                        r"properly)\s+)?(?:clean|washed)\b(?:\s+at\s+all|\s+yet)?", re.IGNORECASE)
+_NOT_CLEAN = re.compile(
+    r"(?P<be>\b(?:is|are|was|were)|['\u2019](?:s|re))\s*(?:n['\u2019]?t|\s+not)\s+(?:(?:even|remotely|exactly|"
+    r"properly)\s+)?(?:clean|washed)\b(?:\s+at\s+all|\s+yet)?", re.IGNORECASE)
 """"the glass in the dishwasher is not clean at all", "it's not clean": it is dirty."""
 _WENT_TO_DO = re.compile(r"\b(?P<verb>went|gone|headed|goes|go)\s+(?:off\s+)?to\s+(?:lie\s+down|have\s+a\s+[a-z]+|"
                          r"watch\s+(?:[a-z']+\s+){0,3}?|read|sleep|nap|rest|work|sit\s+down|play)\s*(?=(?:in|into)\s)",
@@ -1767,11 +1771,11 @@ def _gone_to(words: list[str], mentions: Sequence[Mention], lexicon: Lexicon, gr
         i = m.start - 1
         while i >= 0 and words[i] in DETERMINERS:
             i -= 1
-        if i > 0 and words[i] in ("to", "into") and lexicon.goes & set(words[max(0, i - 4):i]) and m.candidates and all(
-                domain.is_subtype(graph.entity_type(n) or "", "room") for n in m.candidates):
-            out.update(m.candidates)
-        elif i > 1 and words[i] in ("on", "in", "into", "onto", "inside") and words[i - 1] == "back" and (
-                lexicon.moves & set(words[max(0, i - 4):i - 1])):
+        went = i > 0 and words[i] in ("to", "into") and lexicon.goes & set(words[max(0, i - 4):i]) and bool(
+            m.candidates) and all(domain.is_subtype(graph.entity_type(n) or "", "room") for n in m.candidates)
+        put_back = i > 1 and words[i] in ("on", "in", "into", "onto", "inside") and words[i - 1] == "back" and bool(
+            lexicon.moves & set(words[max(0, i - 4):i - 1]))
+        if went or put_back:
             out.update(m.candidates)
     return out
 
