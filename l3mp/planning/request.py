@@ -1186,6 +1186,10 @@ def _it_named_before(task: str, grounder: Grounder, graph: WorldGraph, domain: D
         owner = words[start - 1]  # ("I'm done with this soda": the one the speaker has)
     elif start > 1 and words[start - 1] == "'s":  # "Sarah's mug": Sarah's
         owner = f"{words[start - 2]}'s"
+    if owner in ("her", "his", "their"):  # "Jessica's finished with her salad bowl": Jessica's
+        people = [m for m in mentions if m.end <= start and _kind_of(graph, domain, m) == "person"]
+        if people:
+            owner = f"{' '.join(words[people[-1].start:people[-1].end])}'s"
     if len(set(things[0].broader) | set(things[0].candidates)) < 2:
         owner = ""  # the only one of its kind: whose it is changes nothing
     lexicon = grounder.lexicon

@@ -621,7 +621,8 @@ class Grounder:
                 scored = narrower
         if describing and len(_best(scored)) > 1:  # "the kitchen counter": the counter in the kitchen, not the
             own = {n for n in _best(scored) if words[i] in by_name[n].noun_phrase}  # kitchen island (a counter by
-            other = {n for n in _best(scored) if n not in own and set(describing) & set(by_name[n].noun_phrase)}
+            other = {n for n in _best(scored) if n not in own and set(describing) & set(by_name[n].noun_phrase)
+                     and not any(w.endswith(words[i]) for w in by_name[n].noun_phrase)}  # (a smartphone is a phone)
             if own and other:  # type, whose own words use "kitchen" for another kind of thing)
                 scored = {n: v for n, v in scored.items() if n not in other}
         end = i + 1

@@ -275,3 +275,14 @@ def test_a_number_only_names_have_counts_the_alike_things_of_the_room_said_after
     assert first[1].candidates == ("pantry_2",)
     # without a room after it, the number is the name's ("the pantry 1" is pantry_1)
     assert grounder.ground("Jessica opened the pantry 1.", house)[1].candidates == ("pantry_1",)
+
+
+def test_a_room_word_before_a_noun_is_no_thing_whose_own_name_uses_it_for_another_noun(grounder, house):
+    # house 7: the counter in kitchen 1, and two kitchen islands (counters by type) in kitchen 2
+    assert found(grounder, house, "Jessica put the cup on the kitchen counter.")["kitchen counter"] == ("counter_1",)
+    # but a smartphone is a phone: "the pink phone" of a pink cordless phone and a pink smartphone fits both
+    graph = house.copy()
+    graph.add_entity("pink_cordless_phone_9", "phone", label="pink cordless phone")
+    graph.add_fact(F("on", "pink_cordless_phone_9", "kitchen_table_1"))
+    assert set(found(grounder, graph, "the pink phone is ringing")["pink phone"]) == {"pink_cordless_phone_9",
+                                                                                     "pink_smartphone_1"}
