@@ -43,7 +43,7 @@ Runs: ``--quick`` (CI): the simulated LLM on every case (all three splits). Full
 default the embedded model) and the simulated LLM, on the TEST split. Environment variables (the runner has no
 suite options):
 
-- ``L3MP_BENCH_GOALS_SPLIT``: ``test`` (default), ``dev``, ``holdout``, ``holdout2`` ... ``holdout18`` or ``all``; the
+- ``L3MP_BENCH_GOALS_SPLIT``: ``test`` (default), ``dev``, ``holdout``, ``holdout2`` ... ``holdout19`` or ``all``; the
   rows are tagged with it (``llm_search_holdout_goal_right``; cases chosen by id: ``ids``, or the held-out split's
   name when all are of that split);
 - ``L3MP_BENCH_GOALS_RETRIEVAL``: comma-separated retrieval modes (``full``, ``entities``, ``search``; default

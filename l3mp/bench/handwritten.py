@@ -2,7 +2,7 @@
 of a run, and per-case results kept apart by split (DEV among the results, TEST and HOLDOUT each in a file of their
 own, so that nobody tunes on their failures by accident).
 
-Twenty splits on disjoint houses: DEV (tune on it), TEST (report it; its failures were read once, so it is no longer
+Twenty-one splits on disjoint houses: DEV (tune on it), TEST (report it; its failures were read once, so it is no longer
 a clean held-out measure), HOLDOUT (written later, on houses of its own, only ever reported; its failures were read
 too by now), HOLDOUT2 (written blind on 2026-11-24; run and read that day, so no longer clean either), HOLDOUT3
 (written blind later that day, run once and read: not clean), HOLDOUT4 (written blind in the evening session of
@@ -15,10 +15,11 @@ blind that evening, run once at 7f8c84b and read), HOLDOUT12 (written blind late
 9345fc0 and read), HOLDOUT13 (written blind that night, run once at 3854faa and read), HOLDOUT14 (written
 blind late that night, run once at 73cebd0 and read), HOLDOUT15 (written blind on the morning of 2026-11-28,
 run once at b783224 and read), HOLDOUT16 (written blind at midday on 2026-11-28, run once at 81c3374 and read),
-HOLDOUT17 (written blind in the afternoon of 2026-11-28, run once at c07d03e and read) and HOLDOUT18 (written
-blind in the evening of 2026-11-28). Each held-out split
+HOLDOUT17 (written blind in the afternoon of 2026-11-28, run once at c07d03e and read), HOLDOUT18 (written
+blind in the evening of 2026-11-28, goals run once at 0fe20ba, updates at 2c601f9's code, and read) and HOLDOUT19
+(written blind in the night of 2026-11-28). Each held-out split
 (`HELD_OUT`) lives in a cases file of its own beside the main
-one (``updates.yaml`` -> ``updates-holdout.yaml``, ``updates-holdout2.yaml`` ... ``updates-holdout18.yaml``, see
+one (``updates.yaml`` -> ``updates-holdout.yaml``, ``updates-holdout2.yaml`` ... ``updates-holdout19.yaml``, see
 `holdout_name`), with its own houses, and is loaded with it."""
 
 from __future__ import annotations
@@ -55,9 +56,10 @@ HOLDOUT15 = "holdout15"
 HOLDOUT16 = "holdout16"
 HOLDOUT17 = "holdout17"
 HOLDOUT18 = "holdout18"
+HOLDOUT19 = "holdout19"
 HELD_OUT = (HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, HOLDOUT8,
             HOLDOUT9, HOLDOUT10, HOLDOUT11, HOLDOUT12, HOLDOUT13, HOLDOUT14,
-            HOLDOUT15, HOLDOUT16, HOLDOUT17, HOLDOUT18)
+            HOLDOUT15, HOLDOUT16, HOLDOUT17, HOLDOUT18, HOLDOUT19)
 """The splits that only ever get reported: each one's cases are in the main file's ``-<split>`` sibling
 (`holdout_name`), its per-case results beside the TEST ones (`holdout_path`)."""
 SPLITS = ("dev", "test", *HELD_OUT)
@@ -158,7 +160,7 @@ def check_header(raw: Any, houses: Mapping[str, int], *, what: str, keys: set[st
 
 # ---- options ----------------------------------------------------------------------------------
 def split_option(env: Mapping[str, str], key: str, quick: bool) -> str:
-    """``dev``, ``test``, a held-out split (``holdout`` ... ``holdout18``) or ``all`` (default: all in a quick
+    """``dev``, ``test``, a held-out split (``holdout`` ... ``holdout19``) or ``all`` (default: all in a quick
     run, else test)."""
     split = env.get(key, "").strip() or ("all" if quick else "test")
     if split not in (*SPLITS, "all"):

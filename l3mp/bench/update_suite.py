@@ -31,7 +31,7 @@ Runs: ``--quick`` (CI): the simulated LLM on every case (all three splits). Full
 default the embedded model) and the simulated LLM, on the TEST split. Environment variables (the runner has no
 suite options):
 
-- ``L3MP_BENCH_UPDATES_SPLIT``: ``test`` (default), ``dev``, ``holdout``, ``holdout2`` ... ``holdout18`` or ``all``; the
+- ``L3MP_BENCH_UPDATES_SPLIT``: ``test`` (default), ``dev``, ``holdout``, ``holdout2`` ... ``holdout19`` or ``all``; the
   rows are tagged with it (``llm_R^S_V_holdout_exact``; cases chosen by id that include held-out ones: the held-out
   split's name when all are of that split, else ``ids``);
 - ``L3MP_BENCH_UPDATES_VARIANTS``: comma-separated variants of `l3mp.updates.VARIANTS` (default ``R^S_V``);

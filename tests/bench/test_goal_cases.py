@@ -43,6 +43,7 @@ from l3mp.bench.handwritten import (
     HOLDOUT16,
     HOLDOUT17,
     HOLDOUT18,
+    HOLDOUT19,
     SPLITS,
     cases_file,
     holdout_name,
@@ -96,6 +97,8 @@ UPDATES_HOLDOUT17_SEEDS = {174, 175}
 """The houses the updates benchmark's HOLDOUT17 was written on (also read from its file)."""
 UPDATES_HOLDOUT18_SEEDS = {178, 179}
 """The houses the updates benchmark's HOLDOUT18 was written on (also read from its file)."""
+UPDATES_HOLDOUT19_SEEDS = {182, 183}
+"""The houses the updates benchmark's HOLDOUT19 was written on (also read from its file)."""
 HOUSES_LEAST: dict[str, int] = {}
 """Held-out splits with fewer than two houses so far (a split whose second writer has not delivered yet): none now."""
 GROUND_TRUE = {"goal": False, "satisfied": True}
@@ -155,7 +158,7 @@ def test_ids_are_unique_and_the_splits_are_the_updates_benchmarks_houses():
                      | UPDATES_HOLDOUT11_SEEDS | UPDATES_HOLDOUT12_SEEDS
                      | UPDATES_HOLDOUT13_SEEDS | UPDATES_HOLDOUT14_SEEDS
                      | UPDATES_HOLDOUT15_SEEDS | UPDATES_HOLDOUT16_SEEDS | UPDATES_HOLDOUT17_SEEDS
-                     | UPDATES_HOLDOUT18_SEEDS
+                     | UPDATES_HOLDOUT18_SEEDS | UPDATES_HOLDOUT19_SEEDS
                      | {c.seed for c in BENCH.cases if c.split != split})
         assert len(held) >= HOUSES_LEAST.get(split, 2) and not held & elsewhere, (split, held & elsewhere)
         assert not held & OTHER_SEEDS, f"{split}: the other suites' and the main job's houses"
@@ -182,7 +185,8 @@ def test_counts_outcomes_and_category_coverage():
                                                        (HOLDOUT7, 20), (HOLDOUT8, 20), (HOLDOUT9, 20), (HOLDOUT10, 20),
                                                        (HOLDOUT11, 20), (HOLDOUT12, 20), (HOLDOUT13, 20),
                                                        (HOLDOUT14, 20), (HOLDOUT15, 20), (HOLDOUT16, 20),
-                                                       (HOLDOUT17, 20), (HOLDOUT18, 20)])
+                                                       (HOLDOUT17, 20), (HOLDOUT18, 20),
+                                                       (HOLDOUT19, 20)])
 def test_a_held_out_split_covers_every_category_and_outcome_on_each_of_its_houses(split, per_house_least):
     held = BENCH.split(split)
     assert len(held) >= 40, split

@@ -1,5 +1,5 @@
 """The hand-written update benchmark (l3mp/bench/cases/updates.yaml, and its held-out splits HOLDOUT in
-updates-holdout.yaml, HOLDOUT2 to HOLDOUT18 in updates-holdout2.yaml ... updates-holdout18.yaml) is well-formed and
+updates-holdout.yaml, HOLDOUT2 to HOLDOUT19 in updates-holdout2.yaml ... updates-holdout19.yaml) is well-formed and
 right about its houses.
 
 No LLM: every gold delta is checked against its generated house with the project's verifier.
@@ -55,6 +55,8 @@ GOALS_HOLDOUT17_SEEDS = {176, 177}
 """The houses the goals benchmark's HOLDOUT17 was written on."""
 GOALS_HOLDOUT18_SEEDS = {180, 181}
 """The houses the goals benchmark's HOLDOUT18 was written on."""
+GOALS_HOLDOUT19_SEEDS = {184, 185}
+"""The houses the goals benchmark's HOLDOUT19 was written on."""
 
 
 def test_the_cases_files_are_package_data():
@@ -86,7 +88,7 @@ def test_ids_are_unique_and_splits_use_disjoint_houses():
                  | GOALS_HOLDOUT12_SEEDS | GOALS_HOLDOUT13_SEEDS
                  | GOALS_HOLDOUT14_SEEDS | GOALS_HOLDOUT15_SEEDS
                  | GOALS_HOLDOUT16_SEEDS | GOALS_HOLDOUT17_SEEDS
-                 | GOALS_HOLDOUT18_SEEDS | OTHER_SEEDS)
+                 | GOALS_HOLDOUT18_SEEDS | GOALS_HOLDOUT19_SEEDS | OTHER_SEEDS)
         assert len(seeds[held]) >= 2 and not seeds[held] & taken, (held, seeds[held])
         assert not seeds[held] & {c.seed for c in goals.split(held)}, f"the goals {held} has other houses"
         assert all(c.id.startswith("h") for c in BENCH.split(held)), held

@@ -183,7 +183,8 @@ def test_the_holdout_split_is_an_option_and_tags_its_rows():
     assert options(True, {}).split == "all" and options(False, {}).split == "test"
     with pytest.raises(L3mpError, match="dev, test, holdout, holdout2, holdout3, holdout4, holdout5, holdout6, "
                                         "holdout7, holdout8, holdout9, holdout10, holdout11, holdout12, "
-                                        "holdout13, holdout14, holdout15, holdout16, holdout17, holdout18 or all"):
+                                        "holdout13, holdout14, holdout15, holdout16, holdout17, holdout18, "
+                                        "holdout19 or all"):
         options(False, {ENV_SPLIT: "heldout"})
     cases = [SimpleNamespace(split="holdout"), SimpleNamespace(split="test")]
     assert run_split("test", cases[:1], ("h-01",)) == "holdout"  # chosen by id in a run whose split is test
@@ -219,10 +220,10 @@ def test_holdout_per_case_results_go_to_their_own_file_never_into_the_rows(tmp_p
 
 
 # ---- the HOLDOUT2 split (written 2026-11-24 before that day's tuning: a file, houses and results of its own) ------
-def test_the_held_out_splits_are_holdout_to_holdout18_each_with_a_sibling_file():
+def test_the_held_out_splits_are_holdout_to_holdout19_each_with_a_sibling_file():
     assert HELD_OUT == (HOLDOUT, HOLDOUT2, "holdout3", "holdout4", "holdout5", "holdout6", "holdout7",
                         "holdout8", "holdout9", "holdout10", "holdout11", "holdout12", "holdout13",
-                        "holdout14", "holdout15", "holdout16", "holdout17", "holdout18")
+                        "holdout14", "holdout15", "holdout16", "holdout17", "holdout18", "holdout19")
     assert tuple(SPLITS) == ("dev", "test", *HELD_OUT)
     assert holdout_name("updates.yaml", HOLDOUT2) == "updates-holdout2.yaml"
     assert holdout_name("goals.yaml") == "goals-holdout.yaml"
