@@ -705,15 +705,13 @@ _TOOK_FROM_THEN_BACK_THERE = re.compile(
 coffee table (where it was taken from is "there")."""
 _PICK_UP_FOR = re.compile(r"\bpick\s+up(?:\s+for\s+(?:him|her|them|me|us|[A-Z][a-z]+))?(?=\s*[.!?]*\s*$)",
                           re.IGNORECASE)
+""""David's phone keeps ringing ..., could you pick up for him?": answer it (a phone said to ring before "pick up"
+with nothing to pick up after it; `_RINGS`)."""
 _RINGS = re.compile(r"\b(?:ringing|rings|ring|buzzing|going\s+off)\b", re.IGNORECASE)
 
 
 def _answer_that(text: str) -> str:
-    """"Can you answer that for me?" with no phone named: answer the phone (which one rings settles which); "David's
-    phone keeps ringing ..., could you pick up for him?": answer it (a phone said to ring before "pick up" with
-    nothing to pick up after it)."""
-    if _RINGS.search(text):
-        text = _PICK_UP_FOR.sub("answer it", text)
+    """"Can you answer that for me?" with no phone named: answer the phone (which one rings settles which)."""
     return text if _PHONE_WORDS.search(text) else _ANSWER_THAT.sub("answer the phone", text)
 
 
@@ -888,6 +886,8 @@ def _plainer(task: str) -> str:
     text = _FOR_LIKE.sub("for ", _THAT_THING_FIRST.sub(lambda m: f"{m['lead']}the ", text))
     text = (_THAT_IS_A_CALL.sub("answer the phone", _WHO_CALLS_AT_THE_END.sub("", _WHATEVER_IS.sub(
         lambda m: f"{'wash' if m['verb'].lower() == 'do' else m['verb']} all the dishes ", text))))
+    if _RINGS.search(text):
+        text = _PICK_UP_FOR.sub("answer it", text)
     text = _GET_THE_PHONE.sub(lambda m: f"answer {m['det']} {m['noun']}", _asked_then(_answer_that(text)))
     text = _FOR_ME.sub("", _PLZ.sub("please", _WOULD_YA.sub("", _US.sub(lambda m: f"{m['verb']} me", text))))
     text = _NOBODY_THERE.sub(lambda m: f"{m['rest']}in {m['room']}", _MIND.sub(
@@ -982,8 +982,7 @@ def _washed_then_back(task: str, graph: WorldGraph, domain: Domain, rules: RuleS
     if not washed:
         return None
     parts = [found.goal[len("(and "):-1] if found.goal.startswith("(and ") else found.goal]
-    parts += [f"({f.predicate} {' '.join(f.args)})" for name in washed for f in sorted(graph.facts_of(name), key=str)
-              if any(r.max == 1 and name in r.keys_of(f.predicate, f.args) for r in rules.for_predicate(f.predicate))]
+    parts += [f"({f.predicate} {' '.join(f.args)})" for name in washed for f in _places_now(name, graph, rules)]
     return RequestReading(found.outcome, f"(and {' '.join(parts)})", reason=found.reason)
 
 
@@ -997,7 +996,7 @@ to be with that person; when they have one already, nothing is to be done."""
 
 
 def _has_one(task: str, graph: WorldGraph, domain: Domain, rules: RuleSet, speaker: str | None,
-                   grounder: Grounder) -> RequestReading | None:
+             grounder: Grounder) -> RequestReading | None:
     """`_HAS_ONE`: satisfied when the person has a thing the words may name, else read as giving them one;
     None when the request is not that."""
     said = _HAS_ONE.match(task)
@@ -1954,8 +1953,12 @@ def _what_is_in_it(words: list[str], start: int, end: int, mentions: Sequence[Me
         return []
     place = named.candidates[0]
     return [n for n in sorted(graph.entities()) if _is_kind(graph, domain, n, "item") and any(
-        f.args[-1] == place and any(r.max == 1 and n in r.keys_of(f.predicate, f.args)
-                                    for r in rules.for_predicate(f.predicate)) for f in graph.facts_of(n))]
+        placed(f, rules) == (n, place) for f in _places_now(n, graph, rules))]
+
+
+def _places_now(name: str, graph: WorldGraph, rules: RuleSet) -> list[Fact]:
+    """The facts that give `name` its one place now (``on plate table``), in a stable order."""
+    return [f for f in sorted(graph.facts_of(name), key=str) if _thing_placed(f, rules) == name]
 
 
 def _as_it_is(mention: Mention, said: dict[str, bool], graph: WorldGraph, domain: Domain) -> Mention:

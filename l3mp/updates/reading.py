@@ -545,37 +545,34 @@ def _not_that_one(part: list[str], verbs: frozenset[str]) -> bool:
     return words in (["the", "other", "one"], ["that", "other", "one"])
 
 
-def not_those(words: list[str], mentions: Sequence[Mention], aside: set[int], graph: WorldGraph | None = None,
-              rules: RuleSet | None = None) -> list[Mention]:
+def not_those(words: list[str], mentions: Sequence[Mention], aside: set[int], graph: WorldGraph,
+              rules: RuleSet) -> list[Mention]:
     """The mentions with what an aside says was not meant taken out of the one thing named before it ("took a
     photo album off the bookshelf - not the black one, the other one": the photo album that is not black; "took the
-    red atlas - not the one on his bookshelf": the red atlas that is not on that bookshelf, when `graph` says where
-    each is), when that leaves one."""
+    red atlas - not the one on his bookshelf": the red atlas that is not on that bookshelf), when that leaves one."""
     out = list(mentions)
     for k, m in enumerate(mentions):
+        if m.start not in aside:
+            continue
         at = m.start - 1
         while at >= 0 and words[at] in _DETERMINERS:
             at -= 1
-        if graph is not None and rules is not None and m.start in aside and at >= 3 and words[at] in (
-                "on", "in", "from", "at") and words[at - 3:at] == ["not", "the", "one"]:
-            before = [j for j in range(k) if mentions[j].start not in aside and mentions[j].qualifies is None
-                      and len(out[j].candidates) > 1]
-            if before:
-                j = before[-1]
-                left = tuple(n for n in out[j].candidates if not places_of(graph, rules, n) & set(m.candidates))
-                if len(left) == 1:
-                    out[j] = replace(out[j], candidates=left, alternatives=left)
+        if at >= 3 and words[at] in ("on", "in", "from", "at") and words[at - 3:at] == ["not", "the", "one"]:
+            def excluded(n: str, place: Mention = m) -> bool:  # "not the one on his bookshelf": the one there
+                return bool(places_of(graph, rules, n) & set(place.candidates))
+            alike = [j for j in range(k) if len(out[j].candidates) > 1]
+        elif m.start >= 2 and words[m.start - 2:m.start] in (["not", "the"], ["not", "that"]):
+            def excluded(n: str, said: Mention = m) -> bool:  # "not the black one": the black one
+                return n in said.candidates
+            alike = [j for j in range(k) if set(mentions[j].candidates) & set(m.candidates)]
+        else:
             continue
-        if m.start not in aside or m.start < 2 or words[m.start - 2:m.start] not in (["not", "the"], ["not", "that"]):
-            continue
-        before = [j for j in range(k) if mentions[j].start not in aside and mentions[j].qualifies is None
-                  and set(mentions[j].candidates) & set(m.candidates)]
+        before = [j for j in alike if mentions[j].start not in aside and mentions[j].qualifies is None]
         if not before:
             continue
-        j = before[-1]
-        left = tuple(n for n in out[j].candidates if n not in m.candidates)
+        left = tuple(n for n in out[before[-1]].candidates if not excluded(n))
         if len(left) == 1:
-            out[j] = replace(out[j], candidates=left, alternatives=left)
+            out[before[-1]] = replace(out[before[-1]], candidates=left, alternatives=left)
     return out
 
 
